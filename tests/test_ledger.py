@@ -4,7 +4,7 @@ import json
 
 import pytest
 
-from attnlib import ledger
+from attnlib import claims, ledger
 
 
 @pytest.mark.parametrize(
@@ -16,6 +16,7 @@ from attnlib import ledger
         (-1.18364, "−1.1836", "-1.1836"),
         (-1e-9, "0.000", "0.000"),
         (22.66912, "22.669", "22.669"),
+        (1073741824, "1073741824", "1073741824"),
     ],
 )
 def test_format_like_copies_the_printed_precision(value, expected, text):
@@ -24,38 +25,56 @@ def test_format_like_copies_the_printed_precision(value, expected, text):
 
 def test_exact_claim_passes_and_records(tmp_path, monkeypatch, capsys):
     monkeypatch.setenv("ATTNLIB_CLAIMS_DIR", str(tmp_path))
-    assert ledger.claim("02_x/max_p", 0.30659, "0.3066", article="000", where="표") == 0.30659
+    assert ledger.claim("02_collapse/max_p_scaled", 0.30659) == 0.30659
     assert "0.3066" in capsys.readouterr().out
     (line,) = [ln for f in tmp_path.iterdir() for ln in f.read_text().splitlines()]
     rec = json.loads(line)
-    assert rec["key"] == "02_x/max_p" and rec["ok"] and rec["ours"] == "0.3066"
+    assert rec["key"] == "02_collapse/max_p_scaled" and rec["ok"] and rec["ours"] == "0.3066"
+
+
+def test_vector_claim_compares_every_number():
+    ledger.claim("12_row_sum/r", [-1.18361, 0.16482])
+    with pytest.raises(ledger.ClaimError, match="12_row_sum/r.*0.1649"):
+        ledger.claim("12_row_sum/r", [-1.18361, 0.16488])
 
 
 def test_exact_claim_that_drifts_names_the_claim():
-    with pytest.raises(ledger.ClaimError, match="02_x/max_p.*0.3067.*0.3066"):
-        ledger.claim("02_x/max_p", 0.30671, "0.3066", article="000", where="표")
+    with pytest.raises(ledger.ClaimError, match="02_collapse/max_p_scaled.*0.3067.*0.3066"):
+        ledger.claim("02_collapse/max_p_scaled", 0.30671)
 
 
 def test_erratum_that_agrees_is_an_error():
     with pytest.raises(ledger.ClaimError, match="erratum"):
-        ledger.claim("05_x/w", 0.5, "0.5", article="000", where="§", status="erratum", note="n")
-    assert ledger.claim("05_x/w", 0.7, "0.5", article="000", where="§", status="erratum",
-                        note="variance vs std") == 0.7
+        ledger.claim("05_devices/init_factor", 1.0)
+    assert ledger.claim("05_devices/init_factor", 2.8284) == 2.8284
+
+
+def test_shape_claim_takes_a_summary():
+    ledger.claim("13_peaked/norm_table", "봉우리 ×8")
+    with pytest.raises(TypeError, match="value"):
+        ledger.claim("02_collapse/max_p_scaled", "0.3066")
 
 
 @pytest.mark.parametrize(
-    ("kwargs", "word"),
+    ("key", "value", "word"),
     [
-        ({"key": "max_p"}, "key"),
-        ({"expected": 0.3}, "expected"),
-        ({"article": "001"}, "article"),
-        ({"status": "roughly"}, "status"),
-        ({"status": "shape"}, "note"),
-        ({"value": float("nan")}, "NaN"),
+        ("02_collapse/nope", 0.3, "key"),
+        ("04_experiment/table", 0.3, "unchecked"),
+        ("12_row_sum/r", 0.3, "2 printed numbers"),
+        ("02_collapse/max_p_scaled", float("nan"), "NaN"),
+        ("02_collapse/max_p_scaled", object(), "value"),
     ],
 )
-def test_bad_claims_are_refused(kwargs, word):
-    args = {"key": "02_x/k", "value": 0.3, "expected": "0.3", "article": "000", "where": "§"}
-    args.update(kwargs)
-    with pytest.raises((ValueError, TypeError, ledger.ClaimError), match=word):
-        ledger.claim(args.pop("key"), args.pop("value"), args.pop("expected"), **args)
+def test_bad_claims_are_refused(key, value, word):
+    with pytest.raises((KeyError, ValueError, TypeError, ledger.ClaimError), match=word):
+        ledger.claim(key, value)
+
+
+def test_every_listed_claim_is_well_formed():
+    for key, spec in claims.CLAIMS.items():
+        assert key == spec.key and spec.article in ledger.ARTICLES
+        assert spec.status in ("exact", "shape", "erratum", "unchecked")
+        assert spec.status == "exact" or spec.note, key
+        if spec.status in ("exact", "erratum"):
+            for e in spec.expected:
+                ledger.format_like(0.0, e)  # parseable

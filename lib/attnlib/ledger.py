@@ -1,20 +1,15 @@
 """The verification ledger: tie a number the book computes to a number an article prints.
 
-``claim(key, value, expected, ...)`` formats ``value`` the way the article printed
-``expected`` (same number of decimals, or the same mantissa digits in e-notation),
-compares the two strings, prints one line, and records the result.  A claim whose
-status is ``"exact"`` raises :class:`ClaimError` when the strings differ, so the
-cell, and with it the book build, fails with a message naming the claim.
+``claim(key, value)`` looks the claim up in :mod:`attnlib.claims` (where the article
+states it, the number as printed, its status), formats ``value`` the way the article
+printed it (same number of decimals, or the same mantissa digits in e-notation),
+compares the strings, prints one line, and records the result.  An ``"exact"`` claim
+raises :class:`ClaimError` when the strings differ, so the cell, and with it the book
+build, fails with a message naming the claim.
 
-Statuses:
-- ``"exact"``: reproduced to the printed digits (checked; a mismatch is an error).
-- ``"shape"``: the article gives no seed; we print our value beside the article's
-  and explain in ``note`` what differs (not compared digit by digit).
-- ``"erratum"``: our computation disagrees with the article; ``note`` says why.
-  Checked the other way round: if the two ever agree, the erratum is stale.
-
-Keys are ``"<chapter file stem>/<name>"`` (``"02_collapse/max_p_scaled"``), so the
-appendix can link each claim to the chapter that computes it.
+Statuses (set in :mod:`attnlib.claims`): ``"exact"`` (a mismatch is an error),
+``"shape"`` (printed beside the article's number, not compared), ``"erratum"``
+(checked the other way round: if the two ever agree, the erratum is stale).
 
 Records go, one JSON object per line, to ``$ATTNLIB_CLAIMS_DIR/<pid>.jsonl`` when
 that environment variable is set (the book build sets it); the appendix page
@@ -29,13 +24,14 @@ import os
 import re
 from dataclasses import asdict, dataclass
 
+from .claims import CLAIMS
+
 __all__ = ["ClaimError", "Claim", "claim", "format_like", "records"]
 
 ARTICLES = {
     "000": "√d_k는 어디서 나왔나",
     "002": "어텐션의 그래디언트",
 }
-STATUSES = ("exact", "shape", "erratum")
 
 _RECORDS: list[Claim] = []
 
@@ -88,54 +84,65 @@ def _normalise(expected: str) -> str:
     return text
 
 
-def claim(
-    key: str,
-    value: float,
-    expected: str,
-    *,
-    article: str,
-    where: str,
-    status: str = "exact",
-    note: str = "",
-) -> float:
-    """Check and record one of the articles' numbers; returns ``value``.
+def claim(key: str, value) -> object:
+    """Check and record the article claim ``key`` (see :mod:`attnlib.claims`); returns ``value``.
 
-    ``expected`` is the article's number as printed (a string such as ``"0.3066"``
-    or ``"4.17e-09"``); ``article`` is ``"000"`` or ``"002"``; ``where`` names the
-    place in the article (a section, table or code comment).
+    ``value`` is a number, or a sequence of numbers when the article prints several
+    (in the article's order).  For a ``"shape"`` claim it may also be a short text
+    summarising what the book found.
     """
-    if not re.fullmatch(r"\d\d[\w-]*/[\w.-]+", key):
-        raise ValueError(f"key: must look like '02_collapse/max_p', got {key!r}")
-    if not isinstance(expected, str):
-        raise TypeError(f"expected: the article's number as printed, a string, not {expected!r}")
-    if article not in ARTICLES:
-        raise ValueError(f"article: must be one of {sorted(ARTICLES)}, got {article!r}")
-    if status not in STATUSES:
-        raise ValueError(f"status: must be one of {STATUSES}, got {status!r}")
-    if status != "exact" and not note:
-        raise ValueError(f"note: a {status!r} claim must say what differs ({key})")
-    value = float(value)
-    if math.isnan(value):
-        raise ClaimError(f"claim {key!r}: computed NaN, article prints {expected}")
-    ours = format_like(value, expected)
-    agree = ours == _normalise(expected)
-    ok = agree if status == "exact" else (not agree if status == "erratum" else True)
-    rec = Claim(key, article, where, expected, ours, status, ok, note)
+    spec = CLAIMS.get(key)
+    if spec is None:
+        raise KeyError(f"key: {key!r} is not a claim listed in attnlib.claims")
+    if spec.status == "unchecked":
+        raise ValueError(f"key: {key!r} is listed as unchecked; give it a status first")
+    if isinstance(value, str):
+        if spec.status != "shape":
+            raise TypeError(f"value: {key!r} is checked digit by digit; pass numbers, not text")
+        ours = (value,)
+        agree = False
+    else:
+        values = _as_floats(key, value)
+        if len(values) != len(spec.expected):
+            raise ValueError(
+                f"value: {key!r} has {len(spec.expected)} printed numbers, got {len(values)}"
+            )
+        if any(math.isnan(v) for v in values):
+            raise ClaimError(f"claim {key!r}: computed NaN, the article prints {spec.expected}")
+        ours = tuple(format_like(v, e) for v, e in zip(values, spec.expected, strict=True))
+        agree = ours == tuple(_normalise(e) for e in spec.expected)
+    ok = {"exact": agree, "erratum": not agree, "shape": True}[spec.status]
+    rec = Claim(key, spec.article, spec.where, ", ".join(spec.expected), ", ".join(ours),
+                spec.status, ok, spec.note)
     _RECORDS.append(rec)
     _write(rec)
-    mark = {"exact": "✔" if ok else "✘", "shape": "≈", "erratum": "≠"}[status]
-    print(f"{mark} {key}: {ours}  (글 {expected})")
+    mark = {"exact": "✔" if ok else "✘", "shape": "≈", "erratum": "≠"}[spec.status]
+    print(f"{mark} {key}: {rec.ours}  (글: {rec.expected})")
     if not ok:
-        if status == "exact":
+        if spec.status == "exact":
             raise ClaimError(
-                f"claim {key!r} ({ARTICLES[article]}, {where}): computed {ours}, "
-                f"the article prints {expected}"
+                f"claim {key!r} ({ARTICLES[spec.article]}, {spec.where}): computed {rec.ours}, "
+                f"the article prints {rec.expected}"
             )
         raise ClaimError(
-            f"claim {key!r} is marked as an erratum, but the computed {ours} now agrees "
-            f"with the article's {expected}: update its status"
+            f"claim {key!r} is marked as an erratum, but the computed {rec.ours} now agrees "
+            f"with the article's {rec.expected}: update its status"
         )
     return value
+
+
+def _as_floats(key: str, value) -> list[float]:
+    try:
+        if hasattr(value, "tolist"):
+            value = value.tolist()
+        if isinstance(value, (list, tuple)):
+            flat = []
+            for v in value:
+                flat.extend(v if isinstance(v, (list, tuple)) else [v])
+            return [float(v) for v in flat]
+        return [float(value)]
+    except (TypeError, ValueError) as err:
+        raise TypeError(f"value: {key!r} needs numbers, got {value!r}") from err
 
 
 def _write(rec: Claim) -> None:

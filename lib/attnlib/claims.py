@@ -1,0 +1,183 @@
+"""Every numeric claim of the two source articles, as the ledger checks them.
+
+Article ``"000"`` is 「√d_k는 어디서 나왔나: 내적의 분산 계산」, article ``"002"`` is
+「어텐션의 그래디언트: softmax 야코비안이 분포에 따라 하는 일」.  Each entry names
+where the article states the number, what it is, the number (or numbers) exactly as
+printed, and how the book treats it:
+
+- ``exact``: a chapter reproduces it to the printed digits through ``ledger.claim``;
+- ``shape``: the article gives no seed, so a chapter computes the same quantity with
+  its own seed and ``note`` says what differs;
+- ``erratum``: the book's computation disagrees; ``note`` says why;
+- ``unchecked``: nothing to compute (a definition, a rounding of another entry, a
+  number with no stated inputs); ``note`` says what the book shows instead.
+
+The key's prefix is the stem of the chapter that checks it.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+__all__ = ["ArticleClaim", "CLAIMS"]
+
+
+@dataclass(frozen=True)
+class ArticleClaim:
+    key: str
+    article: str
+    where: str
+    text: str
+    expected: tuple[str, ...]
+    status: str = "exact"
+    note: str = ""
+
+
+def _c(key, article, where, text, *expected, status="exact", note=""):
+    return ArticleClaim(key, article, where, text, tuple(expected), status, note)
+
+
+_A, _B = "000", "002"
+_MC = "본문 표 · 코드 ①"
+_SIX = "§스케일이 커지면 — 본문"
+_TAB = "§그래서 기울기가 죽는다 — 표"
+_C3 = "코드 ③ 주석"
+_EXP = "§실험 — 표"
+_C4 = "코드 ④ 주석"
+
+_LIST = [
+    # ---------------------------------------------------------------- article 000
+    _c("01_variance/std_8", _A, _MC, "d_k=8, 20,000표본의 표준편차", "2.829"),
+    _c("01_variance/std_64", _A, _MC, "d_k=64의 표준편차", "7.964"),
+    _c("01_variance/std_128", _A, _MC, "d_k=128의 표준편차", "11.397"),
+    _c("01_variance/std_512", _A, _MC, "d_k=512의 표준편차", "22.669"),
+    _c("01_variance/means", _A, "코드 ① 주석", "네 d_k의 표본 평균",
+       "+0.012", "-0.061", "+0.029", "+0.198"),
+    _c("01_variance/sqrt_dk", _A, _MC, "√d_k 열", "2.828", "8.000", "11.314", "22.627"),
+    _c("02_collapse/scaled_scores", _A, _SIX, "여섯 점수를 8로 나눈 값",
+       "0.198", "0.069", "0.536", "-0.087", "-1.088", "-1.138"),
+    _c("02_collapse/max_p_scaled", _A, "본문 · 코드 ②", "나눈 쪽의 최대 확률", "0.3066"),
+    _c("02_collapse/max_p_raw", _A, "본문 · 코드 ②", "나누지 않은 쪽의 최대 확률", "0.9109"),
+    _c("02_collapse/entropy_scaled", _A, "본문 · 코드 ②", "나눈 쪽의 엔트로피", "1.6426"),
+    _c("02_collapse/entropy_raw", _A, "본문 · 코드 ②", "나누지 않은 쪽의 엔트로피", "0.3710"),
+    _c("02_collapse/jac_scaled", _A, "코드 ② 주석", "나눈 쪽의 야코비안 최대 성분", "0.212595"),
+    _c("02_collapse/jac_raw", _A, "코드 ② 주석", "나누지 않은 쪽의 야코비안 최대 성분",
+       "0.081198"),
+    _c("02_collapse/log6", _A, "본문 · 코드 ②", "균등 분포의 엔트로피 log 6", "1.7918"),
+    _c("02_collapse/gap_scaled", _A, _SIX, "1등과 5등 점수 차 (나눈 쪽)", "1.62"),
+    _c("02_collapse/gap_raw", _A, _SIX, "1등과 5등 점수 차 (안 나눈 쪽)", "12.99"),
+    _c("02_collapse/ratio_raw", _A, _SIX, "e^12.99, 1등과 5등 확률의 비 (44만)", "4.4e5"),
+    _c("02_collapse/tail_raw", _A, _SIX, "안 나눈 쪽 5·6번째 확률의 최댓값 (10⁻⁶ 아래)",
+       "1e-06", status="shape",
+       note="글은 '10⁻⁶ 아래'라고만 쓴다; 장은 두 확률을 출력하고 둘 다 10⁻⁶보다 작은지 확인한다"),
+    _c("03_jacobian/x1", _A, _C3, "×1: 최대 p, 엔트로피, 최대 |J|", "0.306596", "1.6426", "2.126e-01"),
+    _c("03_jacobian/x2", _A, _C3, "×2: 최대 p, 엔트로피, 최대 |J|", "0.441677", "1.3971", "2.466e-01"),
+    _c("03_jacobian/x4", _A, _C3, "×4: 최대 p, 엔트로피, 최대 |J|", "0.666979", "0.9807", "2.221e-01"),
+    _c("03_jacobian/x8", _A, _C3, "×8: 최대 p, 엔트로피, 최대 |J|", "0.910855", "0.3710", "8.120e-02"),
+    _c("03_jacobian/x16", _A, _C3, "×16: 최대 p, 엔트로피, 최대 |J|", "0.994908", "0.0340", "5.066e-03"),
+    _c("03_jacobian/x32", _A, _C3, "×32: 최대 p, 엔트로피, 최대 |J|", "0.999979", "0.0002", "2.057e-05"),
+    _c("03_jacobian/table_x1", _A, _TAB, "표 ×1 행", "0.3066", "1.643", "0.2126"),
+    _c("03_jacobian/table_x2", _A, _TAB, "표 ×2 행", "0.4417", "1.397", "0.2466"),
+    _c("03_jacobian/table_x2.52", _A, _TAB, "표 ×2.52 행", "0.5063", "1.280", "0.2500"),
+    _c("03_jacobian/table_x4", _A, _TAB, "표 ×4 행", "0.6670", "0.981", "0.2221"),
+    _c("03_jacobian/table_x8", _A, _TAB, "표 ×8 행", "0.9109", "0.371", "0.0812"),
+    _c("03_jacobian/table_x16", _A, _TAB, "표 ×16 행", "0.9949", "0.034", "0.0051"),
+    _c("03_jacobian/table_x32", _A, _TAB, "표 ×32 행", "0.99998", "0.0002", "0.0000206"),
+    _c("03_jacobian/peak_value", _A, "§그래서 기울기가 죽는다 — 본문",
+       "야코비안 최대 성분의 최댓값 = max p(1−p)", "0.25"),
+    _c("03_jacobian/peak_multiplier", _A, _TAB,
+       "최대 |J| 가 0.25에 닿는 배수 (표의 2.52 행)", "2.52"),
+    _c("03_jacobian/x16_text", _A, "본문", "배수 16의 야코비안 (≈0.005)", "0.005"),
+    _c("03_jacobian/x32_text", _A, "본문", "배수 32의 야코비안 (≈10⁻⁵)", "2e-05"),
+    _c("03_jacobian/dk512_multiplier", _A, "본문", "d_k=512를 나누지 않은 배수", "22.6"),
+    _c("04_experiment/scaled_t0", _A, _C4, "나눈 것 t=0: 손실, p₄, 최대 p, ‖∂L/∂q‖",
+       "1.6703", "0.0868", "0.2085", "7.75e-01"),
+    _c("04_experiment/scaled_t10", _A, _C4, "나눈 것 t=10", "0.7344", "0.1607", "0.4585", "2.67e-01"),
+    _c("04_experiment/scaled_t50", _A, _C4, "나눈 것 t=50", "0.0250", "0.8520", "0.8520", "4.38e-02"),
+    _c("04_experiment/scaled_t100", _A, _C4, "나눈 것 t=100", "0.0080", "0.9180", "0.9180", "1.51e-02"),
+    _c("04_experiment/scaled_t399", _A, _C4, "나눈 것 t=399", "0.0014", "0.9661", "0.9661", "2.84e-03"),
+    _c("04_experiment/raw_t0", _A, _C4, "안 나눈 것 t=0", "1.5965", "0.0006", "0.6939", "2.49e+00"),
+    _c("04_experiment/raw_t10", _A, _C4, "안 나눈 것 t=10", "5.9063", "0.0000", "0.9508", "6.43e+00"),
+    _c("04_experiment/raw_t50", _A, _C4, "안 나눈 것 t=50", "1.8931", "0.0000", "1.0000", "4.17e-09"),
+    _c("04_experiment/raw_t100", _A, _C4, "안 나눈 것 t=100", "1.8931", "0.0000", "1.0000", "4.17e-09"),
+    _c("04_experiment/raw_t399", _A, _C4, "안 나눈 것 t=399", "1.8931", "0.0000", "1.0000", "4.17e-09"),
+    _c("04_experiment/table", _A, _EXP,
+       "본문 표 (세 자리로 반올림한 손실/p₄/기울기: 1.670/0.087/7.8e−1 …)", "—",
+       status="unchecked", note="코드 ④의 출력을 세 자리로 반올림한 것; 위의 열 줄이 그 출력을 확인한다"),
+    _c("04_experiment/frozen_digits", _A, "본문",
+       "400걸음째까지 손실의 소수점 여섯 자리가 그대로", "0.000000"),
+    _c("04_experiment/gradcheck_ds", _A, "코드 뒤 본문", "ds 줄의 기울기 검사 최대 상대오차",
+       "1.1e-10", status="shape",
+       note="글은 검사의 점(q, 스텝)과 h를 밝히지 않는다; 장은 t=0의 q에서 h=1e-5로 잰 값을 보인다"),
+    _c("05_devices/init_factor", _A, "§초기화·LayerNorm — 본문",
+       "W_Q, W_K 를 '분산'에서 1/⁴√d_k 배 줄이면 초기 점수 분산이 1", "1.000", status="erratum",
+       note="분산을 1/⁴√d_k 배 줄이면 점수 분산은 d_k/√d_k = √d_k 가 된다; 1로 만들려면 "
+            "표준편차를 1/⁴√d_k 배 (분산을 1/√d_k 배) 줄여야 한다"),
+    # ---------------------------------------------------------------- article 002
+    _c("07_batch_heads/head_vs_2d", _B, "§배치와 헤드 축 — 코드 주석",
+       "헤드 하나를 2차원으로 다시 계산한 dQ와의 최대 차이", "2.220446049250313e-16"),
+    _c("07_batch_heads/row_sums", _B, "§배치와 헤드 축 — 코드 주석",
+       "Δ 행 합의 최대 절댓값", "5.551115123125783e-16"),
+    _c("08_row_rule/jacobian_numbers", _B, "§야코비안의 크기", "1024³", "1073741824"),
+    _c("08_row_rule/jacobian_gb", _B, "§야코비안의 크기", "float32 야코비안 (GB)", "4.29"),
+    _c("08_row_rule/row_rule_mb", _B, "§야코비안의 크기", "행별 규칙 (MB)", "4.19"),
+    _c("08_row_rule/ratio", _B, "§야코비안의 크기", "두 크기의 비 (= m)", "1024"),
+    _c("09_masks/fp32_underflow", _B, "§마스크와 Δ",
+       "float32의 e^x 가 0으로 잘리는 x (대략 −104)", "-104", status="shape",
+       note="글은 '대략'이라 한다; 장은 float32/float64 각각의 정확한 문턱을 계산한다"),
+    _c("09_masks/exp_minus10", _B, "§마스크와 Δ", "e^{−10}", "4.5e-5"),
+    _c("09_masks/leak_inf", _B, "§마스크 값 비교 — 코드 주석",
+       "−inf: 가린 자리 max P, max |Δ|", "0.00e+00", "0.00e+00"),
+    _c("09_masks/leak_1e9", _B, "§마스크 값 비교 — 코드 주석",
+       "−1e9: 가린 자리 max P, max |Δ|", "0.00e+00", "0.00e+00"),
+    _c("09_masks/leak_10", _B, "§마스크 값 비교 — 코드 주석",
+       "−10: 가린 자리 max P, max |Δ|", "3.21e-05", "6.25e-05"),
+    _c("09_masks/full_row_1e9_P", _B, "§마스크 값 비교 — 코드 주석",
+       "전부 가린 행, −1e9: P", "0.25", "0.25", "0.25", "0.25"),
+    _c("09_masks/full_row_1e9_delta", _B, "§마스크 값 비교 — 코드 주석",
+       "전부 가린 행, −1e9: Δ", "-0.2273", "-0.1822", "0.2589", "0.1506"),
+    _c("11_dq_dk/double_scale_relerr", _B, "§기울기 검사 뒤 본문",
+       "스케일을 두 번 곱했을 때 K 상대오차 |1−2|/(1+2)", "0.33"),
+    _c("11_dq_dk/double_scale_dk64", _B, "§1/√d_k의 횟수",
+       "d_k=64에서 버그 난 dK 가 작아지는 배수 (8분의 1)", "0.125"),
+    _c("12_row_sum/P", _B, "§작은 예제", "P",
+       "0.3662", "0.3125", "0.3213", "0.4259", "0.2907", "0.2834"),
+    _c("12_row_sum/U", _B, "§작은 예제", "U",
+       "-1.2468", "-1.3538", "-0.9460", "0.0962", "0.0841", "0.3506"),
+    _c("12_row_sum/r", _B, "§작은 예제", "r", "-1.1836", "0.1648"),
+    _c("12_row_sum/delta", _B, "§작은 예제 · 코드", "Δ",
+       "-0.0231", "-0.0532", "0.0763", "-0.0292", "-0.0235", "0.0527"),
+    _c("12_row_sum/gradcheck", _B, "§작은 예제 본문", "기울기 검사 Q, K, V",
+       "5.5e-10", "9.2e-10", "6.7e-11"),
+    _c("13_peaked/norm_table", _B, "§V 쪽 경로 — 표",
+       "배수 0.25…64의 최대 P, ‖dQ‖, ‖dK‖, ‖dV‖ (n=4, m=8, d_k=16, d_v=8)", "—",
+       status="shape",
+       note="글은 시드를 밝히지 않는다; 장은 같은 크기를 우리 시드로 재고 모양(α에 비례해 "
+            "오르다 봉우리, 64에서 10⁻³ 대로 붕괴, ‖dV‖ 최대)을 확인한다"),
+    _c("13_peaked/log8", _B, "§엔트로피 감시", "log 8", "2.079"),
+    _c("15_verify/O", _B, "§다섯 줄 backward — 코드 주석", "O",
+       "0.5462", "-0.8613", "0.5583", "-0.8572"),
+    _c("15_verify/P", _B, "§다섯 줄 backward — 코드 주석", "P",
+       "0.3662", "0.3125", "0.3213", "0.4259", "0.2907", "0.2834"),
+    _c("15_verify/delta", _B, "§다섯 줄 backward — 코드 주석", "dS",
+       "-0.0231", "-0.0532", "0.0763", "-0.0292", "-0.0235", "0.0527"),
+    _c("15_verify/row_sums", _B, "§다섯 줄 backward — 코드 주석", "행 합 (12자리 반올림)",
+       "-0.0", "-0.0"),
+    _c("15_verify/dQ", _B, "§다섯 줄 backward — 코드 주석", "dQ",
+       "-0.0551", "-0.0139", "-0.0343", "0.0441", "-0.0455", "-0.0160", "-0.0293", "0.0378"),
+    _c("15_verify/dV", _B, "§다섯 줄 backward — 코드 주석", "dV",
+       "-0.6132", "0.0283", "-0.4811", "0.0655", "-0.4856", "0.0762"),
+    _c("15_verify/shapes", _B, "§다섯 줄 backward — 코드 주석", "dQ, dK, dV 의 shape",
+       "2", "4", "3", "4", "3", "2"),
+    _c("15_verify/gradcheck", _B, "§기울기 검사 — 코드 주석", "기울기 검사 Q, K, V",
+       "5.48e-10", "9.22e-10", "6.71e-11"),
+    _c("15_verify/lse_P", _B, "§LSE와 r — 코드 주석", "되살린 P 와 저장한 P 의 최대 차이",
+       "5.551115123125783e-17"),
+    _c("15_verify/lse_delta", _B, "§LSE와 r — 코드 주석", "두 Δ 의 최대 차이",
+       "2.220446049250313e-16"),
+    _c("15_verify/stored", _B, "§LSE와 r — 코드 주석", "저장한 수: P 와 lse", "60", "6"),
+]
+
+CLAIMS: dict[str, ArticleClaim] = {c.key: c for c in _LIST}
+if len(CLAIMS) != len(_LIST):  # pragma: no cover - a typo in the table above
+    raise RuntimeError("attnlib.claims: duplicate key")
