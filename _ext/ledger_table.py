@@ -1,0 +1,141 @@
+"""Sphinx extension: the verification ledger table (appendix 「검증 장부」).
+
+The chapters check the articles' numbers with ``attnlib.ledger.claim`` while the
+build executes them; each check is appended to ``$ATTNLIB_CLAIMS_DIR/*.jsonl``.
+The ``{ledger-table}`` directive leaves a placeholder that is filled once every
+page has been read (``doctree-resolved``), joining those records with the
+registry ``attnlib.claims.CLAIMS``: every claim of both articles appears, with
+the chapter that checks it and what the check found.  With ``ledger_strict``
+set, a registered claim that no chapter checked is a build warning (an error
+under ``-W``).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from pathlib import Path
+
+from docutils import nodes
+from sphinx.util import logging
+from sphinx.util.docutils import SphinxDirective
+
+logger = logging.getLogger(__name__)
+
+STATUS_TEXT = {
+    "exact": "✔ 자리까지 재현",
+    "shape": "≈ 같은 모양 (시드·조건이 다름)",
+    "erratum": "≠ 글과 다름 (정오표)",
+    "unchecked": "— 계산할 대상 아님",
+    "missing": "✘ 아직 확인하지 않음",
+}
+ARTICLE_TEXT = {"000": "글 1 (√d_k)", "002": "글 2 (그래디언트)"}
+
+
+class ledger_placeholder(nodes.General, nodes.Element):
+    pass
+
+
+class LedgerTable(SphinxDirective):
+    has_content = False
+
+    def run(self):
+        return [ledger_placeholder()]
+
+
+def _records(folder: Path) -> dict[str, dict]:
+    found: dict[str, dict] = {}
+    for path in sorted(folder.glob("*.jsonl")):
+        for line in path.read_text(encoding="utf-8").splitlines():
+            rec = json.loads(line)
+            found.setdefault(rec["key"], rec)
+    return found
+
+
+def _chapter_doc(env, stem: str) -> str | None:
+    for doc in sorted(env.found_docs):
+        if doc.rsplit("/", 1)[-1] == stem:
+            return doc
+    return None
+
+
+def _row(cells):
+    row = nodes.row()
+    for cell in cells:
+        entry = nodes.entry()
+        entry += cell if isinstance(cell, nodes.Node) else nodes.paragraph(text=str(cell))
+        row += entry
+    return row
+
+
+def _table(app, docname, claims, records):
+    headers = ["#", "글", "자리", "내용", "글의 수", "책이 계산한 값", "상태", "장"]
+    table = nodes.table(classes=["ledger-table"])
+    group = nodes.tgroup(cols=len(headers))
+    for width in (3, 8, 14, 22, 16, 16, 12, 12):
+        group += nodes.colspec(colwidth=width)
+    head = nodes.thead()
+    head += _row(headers)
+    group += head
+    body = nodes.tbody()
+    counts: dict[str, int] = {}
+    for i, spec in enumerate(claims.values(), 1):
+        rec = records.get(spec.key)
+        status = spec.status if (rec or spec.status == "unchecked") else "missing"
+        counts[status] = counts.get(status, 0) + 1
+        stem = spec.key.split("/", 1)[0]
+        target = _chapter_doc(app.env, stem)
+        if target:
+            para = nodes.paragraph()
+            ref = nodes.reference("", stem, internal=True,
+                                  refuri=app.builder.get_relative_uri(docname, target))
+            para += ref
+            chapter = para
+        else:
+            chapter = stem
+        ours = rec["ours"] if rec else ("" if spec.status == "unchecked" else "—")
+        note = nodes.paragraph(text=STATUS_TEXT[status])
+        if spec.note:
+            note += nodes.line(text="")
+            note += nodes.emphasis(text=" " + spec.note)
+        body += _row([i, ARTICLE_TEXT[spec.article], spec.where, spec.text,
+                      ", ".join(spec.expected), ours, note, chapter])
+        if status == "missing" and app.config.ledger_strict:
+            logger.warning("ledger: claim %r is not checked by any chapter", spec.key,
+                           location=docname)
+    group += body
+    table += group
+    return table, counts
+
+
+def fill_ledger(app, doctree, docname):
+    placeholders = list(doctree.findall(ledger_placeholder))
+    if not placeholders:
+        return
+    from attnlib.claims import CLAIMS
+
+    folder = Path(os.environ.get("ATTNLIB_CLAIMS_DIR", Path(app.outdir).parent / "claims"))
+    records = _records(folder) if folder.is_dir() else {}
+    unknown = sorted(set(records) - set(CLAIMS))
+    for key in unknown:
+        logger.warning("ledger: a chapter checked %r, which attnlib.claims does not list", key,
+                       location=docname)
+    table, counts = _table(app, docname, CLAIMS, records)
+    per_article = {a: sum(1 for c in CLAIMS.values() if c.article == a) for a in ARTICLE_TEXT}
+    summary = nodes.paragraph(text=(
+        f"모두 {len(CLAIMS)}개 항목 — "
+        + ", ".join(f"{ARTICLE_TEXT[a]} {n}개" for a, n in per_article.items())
+        + ". 상태별: "
+        + ", ".join(f"{STATUS_TEXT[s]} {counts[s]}" for s in STATUS_TEXT if counts.get(s))
+        + "."
+    ))
+    for ph in placeholders:
+        ph.replace_self([summary, table])
+
+
+def setup(app):
+    app.add_config_value("ledger_strict", False, "env")
+    app.add_node(ledger_placeholder)
+    app.add_directive("ledger-table", LedgerTable)
+    app.connect("doctree-resolved", fill_ledger)
+    return {"version": "0.1", "parallel_read_safe": True, "parallel_write_safe": True}
