@@ -1,0 +1,19 @@
+"""The NumPy backend: ``from attnlib import numpy as A``.
+
+Same names and signatures as ``attnlib.torch``. Inputs are converted with ``np.asarray``;
+integer and boolean arrays become float64, float arrays keep their dtype.
+
+Conventions: ``S = scale · Q Kᵀ`` with ``scale = 1/sqrt(d_k)`` by default (a multiplier α is
+``scale=α/sqrt(d_k)``); ``mask`` is boolean, True where a query may attend a key, masked scores
+are replaced by ``fill`` (default ``-inf``); ``dropout_mask`` M is 0/1 shaped like P and
+``P̃ = P ⊙ M / (1 − p_drop)``. Shapes: Q (..., n, d_k), K (..., m, d_k), V (..., m, d_v),
+S P U Δ (..., n, m), O G (..., n, d_v), r lse (..., n). Bad input raises ValueError.
+"""
+
+from .core import API, TYPES
+from .core._ops import NumpyOps, bind
+
+ops = NumpyOps()
+globals().update(bind(ops, API, __name__))
+globals().update(TYPES)
+__all__ = [fn.__name__ for fn in API] + list(TYPES)
