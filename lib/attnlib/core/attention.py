@@ -54,11 +54,19 @@ def attention(xp, Q, K, V, *, scale=None, mask=None, fill=NEG_INF, dropout_mask=
 
 
 def attention_backward(xp, G, Q, K, V, *, scale=None, mask=None, fill=NEG_INF,
-                       dropout_mask=None, p_drop=0.0):
-    """(dQ, dK, dV) by the five lines U = G Vᵀ, r, Δ = P ⊙ (U − r), dV = P̃ᵀG, dQ, dK = scale·Δ…"""
+                       dropout_mask=None, p_drop=0.0, P=None):
+    """(dQ, dK, dV) by the five lines U = G Vᵀ, r, Δ = P ⊙ (U − r), dV = P̃ᵀG, dQ, dK = scale·Δ…
+
+    P is recomputed from Q and K unless the forward's P is passed (then it is trusted).
+    """
     a = _validate.attention_args(xp, Q, K, V, scale, mask, fill, dropout_mask, p_drop)
     G = _upstream(xp, a, G)
-    return five_lines(xp, a, G, _probabilities(xp, a))[-3:]
+    if P is None:
+        P = _probabilities(xp, a)
+    else:
+        P = xp.cast_like(_validate.array(xp, P, "P", like=a.Q, finite=False), a.Q)
+        _validate.same_shape("P", P, a.S_shape, "the scores")
+    return five_lines(xp, a, G, P)[-3:]
 
 
 def attention_backward_parts(xp, G, Q, K, V, *, scale=None, mask=None, fill=NEG_INF,

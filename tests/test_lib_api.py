@@ -1,0 +1,84 @@
+"""The two backends expose the same names and signatures; imports stay light."""
+
+import inspect
+import subprocess
+import sys
+
+import numpy as np
+import pytest
+
+torch = pytest.importorskip("torch")
+
+from attnlib import numpy as N  # noqa: E402
+from attnlib import torch as T  # noqa: E402
+
+TORCH_ONLY = {"AttentionFunction", "attention_autograd"}
+
+
+def test_same_names():
+    assert set(N.__all__) == set(T.__all__) - TORCH_ONLY
+    assert TORCH_ONLY <= set(T.__all__)
+
+
+@pytest.mark.parametrize("name", N.__all__)
+def test_same_signature(name):
+    a, b = getattr(N, name), getattr(T, name)
+    assert inspect.signature(a) == inspect.signature(b)
+    assert a.__doc__ and a.__doc__ == b.__doc__
+
+
+def test_core_api_names_public():
+    required = {"softmax", "entropy", "softmax_jacobian", "softmax_vjp", "attention",
+                "attention_backward", "attention_backward_parts", "attention_lse",
+                "attention_backward_lse", "gradcheck", "layernorm", "layernorm_jacobian",
+                "layernorm_backward", "pre_ln_block", "post_ln_block", "stack_grad_norms",
+                "train_single_query", "dot_product_samples"}
+    assert required <= set(N.__all__)
+
+
+def test_keywords():
+    kw = ["scale", "mask", "fill", "dropout_mask", "p_drop"]
+    for fn in (N.attention, N.attention_backward, N.attention_lse, N.attention_backward_lse,
+               N.attention_backward_parts):
+        params = inspect.signature(fn).parameters
+        for k in kw:
+            assert params[k].kind is inspect.Parameter.KEYWORD_ONLY, (fn.__name__, k)
+    assert inspect.signature(N.attention).parameters["fill"].default == -np.inf
+
+
+def test_import_without_torch():
+    code = ("import sys; sys.modules['torch'] = None\n"
+            "import attnlib, attnlib.numpy as A, attnlib.pure\n"
+            "O, P = A.attention([[1., 0.]], [[1., 0.], [0., 1.]], [[1.], [2.]])\n"
+            "assert 'torch' not in [m for m in sys.modules if sys.modules[m] is not None]\n"
+            "try:\n    import attnlib.torch\nexcept ImportError:\n    pass\n"
+            "else:\n    raise SystemExit('attnlib.torch imported without torch')\n")
+    subprocess.run([sys.executable, "-c", code], check=True)
+
+
+def test_light_package_import():
+    code = ("import sys, attnlib\n"
+            "heavy = {'torch', 'matplotlib', 'ipywidgets'} & set(sys.modules)\n"
+            "assert not heavy, heavy\n"
+            "assert attnlib.__version__\n")
+    subprocess.run([sys.executable, "-c", code], check=True)
+
+
+def test_numpy_promotes_ints_and_keeps_float32():
+    O, P = N.attention(np.eye(2, dtype=int), np.eye(2, dtype=int), np.arange(4).reshape(2, 2))
+    assert O.dtype == np.float64 and P.dtype == np.float64
+    assert not np.allclose(O, np.round(O))  # not truncated
+    Q = np.eye(2, dtype=np.float32)
+    assert N.attention(Q, Q, Q)[0].dtype == np.float32
+    assert N.softmax([1, 2, 3]).dtype == np.float64
+
+
+def test_torch_keeps_dtype_and_promotes_ints():
+    Q = torch.eye(2, dtype=torch.float32)
+    O, P = T.attention(Q, Q, Q)
+    assert O.dtype == torch.float32 and O.device == Q.device
+    O, P = T.attention(torch.eye(2, dtype=torch.int64), torch.eye(2, dtype=torch.int64),
+                       torch.arange(4).reshape(2, 2))
+    assert O.dtype == torch.get_default_dtype()
+    assert isinstance(T.softmax(np.array([1.0, 2.0])), torch.Tensor)
+    assert T.softmax(np.array([1.0, 2.0])).dtype == torch.float64
