@@ -1,0 +1,151 @@
+"""Figures of Part II, second half (chapters 11–16): drawing only; the numbers come from attnlib."""
+
+from __future__ import annotations
+
+import numpy as np
+from matplotlib.ticker import FixedLocator, FuncFormatter, LogLocator, NullFormatter
+
+from ..plots import COLORS, new_figure
+
+__all__ = ["gradcheck_bars", "scale_frame", "row_peaks", "monitor_curves", "stack_curves",
+           "depth_scaling"]
+
+_GRADS = (r"$\partial L/\partial Q$", r"$\partial L/\partial K$", r"$\partial L/\partial V$")
+_TRIO = (COLORS["sample"], COLORS["theory"], COLORS["accent"])
+
+
+def _log_y(ax):
+    """Log y axis labelled 1e-6, 1e-3, ... in plain text (no mathtext minus sign)."""
+    ax.set_yscale("log")
+    ax.yaxis.set_major_locator(LogLocator(base=10, numticks=6))
+    ax.yaxis.set_major_formatter(FuncFormatter(lambda v, _: f"1e{round(np.log10(v)):d}"
+                                               if v > 0 else ""))
+    ax.yaxis.set_minor_formatter(NullFormatter())
+
+
+def _log2_x(ax, ticks):
+    """Log₂ x axis with ticks at the given values, labelled 0.25, 1, 4, ..."""
+    ax.set_xscale("log", base=2)
+    ax.xaxis.set_major_locator(FixedLocator(list(ticks)))
+    ax.xaxis.set_major_formatter(FuncFormatter(lambda v, _: f"{v:g}"))
+    ax.xaxis.set_minor_formatter(NullFormatter())
+
+
+def gradcheck_bars(errors, dK_norms, *, d_k, bug, threshold=1e-6):
+    """Left: worst relative error of each gradient (log scale); right: ‖dK‖ true vs implemented."""
+    fig, (ax, bx) = new_figure(6.4, 2.9, ncols=2, gridspec_kw={"width_ratios": [3, 2]})
+    errors = np.maximum(np.asarray(errors, dtype=float), 1e-16)
+    bars = ax.bar(_GRADS, errors, color=[COLORS["theory"] if e > threshold else COLORS["accent"]
+                                         for e in errors])
+    _log_y(ax)
+    ax.set_ylim(1e-13, 3)
+    ax.axhline(threshold, color=COLORS["muted"], ls="--", lw=1)
+    ax.text(2.45, threshold * 1.6, "통과 기준", ha="right", fontsize=8, color=COLORS["muted"])
+    for b, e in zip(bars, errors, strict=True):
+        ax.text(b.get_x() + b.get_width() / 2, e * 1.5, f"{e:.1e}", ha="center", fontsize=8)
+    ax.set_title(f"기울기 검사 (d_k = {d_k}, 버그 {'켬' if bug else '끔'})", fontsize=10)
+    ax.set_ylabel("최대 상대오차")
+    bx.bar(["참값", "구현"], dK_norms, color=[COLORS["muted"], COLORS["theory"] if bug
+                                            else COLORS["accent"]])
+    bx.set_title(r"$\Vert\partial L/\partial K\Vert$", fontsize=10)
+    bx.set_ylim(0, max(dK_norms) * 1.25)
+    for spine in ("top", "right"):
+        ax.spines[spine].set_visible(False)
+        bx.spines[spine].set_visible(False)
+    return fig
+
+
+def scale_frame(alpha, P, delta, alphas, norms, *, delta_lim):
+    """P and Δ as heat maps at multiplier α, and ‖dQ‖, ‖dK‖, ‖dV‖ over all multipliers."""
+    fig, axes = new_figure(7.2, 2.7, ncols=3, gridspec_kw={"width_ratios": [1, 1, 1.3]})
+    a0, a1, a2 = axes
+    a0.imshow(P, cmap="Blues", vmin=0, vmax=1, aspect="auto")
+    a0.set_title(f"P (α = {alpha:g})", fontsize=10)
+    a1.imshow(delta, cmap="RdBu_r", vmin=-delta_lim, vmax=delta_lim, aspect="auto")
+    a1.set_title(f"Δ (최대 |Δ| = {np.abs(delta).max():.1e})", fontsize=10)
+    for ax in (a0, a1):
+        ax.set_xlabel("키 j")
+        ax.set_ylabel("질의 i")
+        ax.set_xticks([])
+        ax.set_yticks([])
+    for values, label, color in zip(norms, _GRADS, _TRIO, strict=True):
+        a2.plot(alphas, values, "o-", ms=3, color=color, label=label)
+    a2.axvline(alpha, color=COLORS["muted"], lw=1)
+    _log2_x(a2, alphas[::2])
+    _log_y(a2)
+    a2.set_xlabel("배수 α")
+    a2.set_title("기울기의 크기", fontsize=10)
+    a2.legend(frameon=False, fontsize=8)
+    a2.spines[["top", "right"]].set_visible(False)
+    return fig
+
+
+def row_peaks(alphas, dQ_rows, max_p_rows, total):
+    """Per query row: ‖(∂L/∂Q)_i‖ and max_j P_ij over the multiplier α; ``total`` = ‖∂L/∂Q‖."""
+    fig, (ax, bx) = new_figure(6.4, 2.8, ncols=2)
+    dQ_rows, max_p_rows = np.asarray(dQ_rows), np.asarray(max_p_rows)
+    for i in range(dQ_rows.shape[1]):
+        ax.plot(alphas, dQ_rows[:, i], "o-", ms=3, label=f"행 {i}")
+        bx.plot(alphas, max_p_rows[:, i], "o-", ms=3, label=f"행 {i}")
+    ax.plot(alphas, total, "k--", lw=1.2, label="전체")
+    for a in (ax, bx):
+        _log2_x(a, alphas[::2])
+        a.set_xlabel("배수 α")
+        a.spines[["top", "right"]].set_visible(False)
+    _log_y(ax)
+    ax.set_title(r"행별 $\Vert(\partial L/\partial Q)_i\Vert$", fontsize=10)
+    ax.legend(frameon=False, fontsize=7)
+    bx.set_title("행별 최대 P", fontsize=10)
+    return fig
+
+
+def monitor_curves(healthy, collapsed, *, head):
+    """Loss of both runs (left) and each head's normalized entropy in the collapsed run (right)."""
+    fig, (ax, bx) = new_figure(6.4, 2.8, ncols=2)
+    steps = np.arange(len(healthy.loss))
+    ax.plot(steps, healthy.loss, color=COLORS["sample"], label="모든 헤드 정상")
+    ax.plot(steps, collapsed.loss, color=COLORS["theory"], label=f"헤드 {head} 붕괴")
+    _log_y(ax)
+    ax.set_title("손실", fontsize=10)
+    ax.legend(frameon=False, fontsize=8)
+    H = np.asarray(collapsed.entropy)
+    for h in range(H.shape[1]):
+        bx.plot(steps, H[:, h], color=COLORS["theory"] if h == head else COLORS["muted"],
+                lw=2 if h == head else 1, label=f"헤드 {h}" if h == head else None)
+    bx.set_ylim(0, 1.05)
+    bx.set_title("H(P)/log m (붕괴한 실행)", fontsize=10)
+    bx.legend(frameon=False, fontsize=8)
+    for a in (ax, bx):
+        a.set_xlabel("스텝")
+        a.spines[["top", "right"]].set_visible(False)
+    return fig
+
+
+def stack_curves(pre, post, *, alpha):
+    """‖∂L/∂x_l‖ at each layer l of a stack, pre-LN and post-LN (log scale)."""
+    fig, ax = new_figure(6.0, 2.8)
+    layers = np.arange(len(pre))
+    ax.plot(layers, pre, "o-", ms=3, color=COLORS["sample"], label="pre-LN")
+    ax.plot(layers, post, "o-", ms=3, color=COLORS["theory"], label="post-LN")
+    _log_y(ax)
+    ax.set_xlabel("층 l (0 = 입력, L = 출력)")
+    ax.set_ylabel(r"$\Vert\partial L/\partial x_l\Vert$")
+    ax.set_title(f"깊이 L = {len(pre) - 1}, 배수 α = {alpha:g}", fontsize=10)
+    ax.legend(frameon=False, fontsize=8)
+    ax.spines[["top", "right"]].set_visible(False)
+    return fig
+
+
+def depth_scaling(depths, pre_ratio, post_ratio):
+    """‖∂L/∂x_0‖ / ‖∂L/∂x_L‖ against the depth L, pre-LN and post-LN."""
+    fig, ax = new_figure(5.0, 2.8)
+    ax.plot(depths, pre_ratio, "o-", color=COLORS["sample"], label="pre-LN")
+    ax.plot(depths, post_ratio, "o-", color=COLORS["theory"], label="post-LN")
+    ax.axhline(1, color=COLORS["muted"], lw=1, ls="--")
+    _log2_x(ax, depths)
+    _log_y(ax)
+    ax.set_xlabel("깊이 L")
+    ax.set_ylabel("입력 / 출력 기울기 크기")
+    ax.legend(frameon=False, fontsize=8)
+    ax.spines[["top", "right"]].set_visible(False)
+    return fig
