@@ -61,7 +61,7 @@ def pre_ln_block_backward(xp, G, X, W, *, mask=None, eps=1e-5):
     """∂L/∂X = G + J_LNᵀ (∂A/∂Z)ᵀ G: the identity path is untouched; returns (dX, dW)."""
     Z, _ = layernorm(xp, X, eps=eps)
     dZ, dW = self_attention_backward(xp, G, Z, W, mask=mask)
-    return G + layernorm_backward(xp, dZ, X, eps=eps), dW
+    return xp.asarray(G, Z) + layernorm_backward(xp, dZ, X, eps=eps), dW
 
 
 def post_ln_block(xp, X, W, *, mask=None, eps=1e-5):
