@@ -116,13 +116,14 @@ def jacobian_panel(scores, alpha, *, d_k=64):
     return fig
 
 
-def jacobian_curves(alphas, stats, *, marker=None, peak=None, marks=()):
-    """max|J| and entropy against the multiplier (log axis), a marker at α = ``marker``.
+def jacobian_curves(scores, alphas, *, d_k=64, marker=None, peak=None, marks=()):
+    """max|J| and entropy against the multiplier α (log axis), with a dot at α = ``marker``.
 
-    ``stats`` is ``A.multiplier_stats(scores, alphas, d_k=...)``; ``marker`` an index into
-    ``alphas``; ``peak`` the α where max|J| = 1/4; ``marks`` pairs (α, label) for vertical lines.
+    ``alphas``: the grid of the curves; ``peak``: the α where max|J| = 1/4 (dashed green);
+    ``marks``: pairs (α, label) drawn as grey vertical lines.
     """
     alphas = np.asarray(alphas, dtype=float)
+    stats = A.multiplier_stats(np.asarray(scores, dtype=float), alphas, d_k=d_k)
     fig, (ax_j, ax_h) = plots.new_figure(8, 3, ncols=2, sharex=True)
     ax_j.plot(alphas, stats.jacobian_max, color=_RAW)
     ax_j.axhline(0.25, color=plots.COLORS["muted"], ls=":", lw=1)
@@ -141,11 +142,11 @@ def jacobian_curves(alphas, stats, *, marker=None, peak=None, marks=()):
             ax.axvline(a, color=plots.COLORS["muted"], ls="--", lw=1)
             ax.text(a, ax.get_ylim()[1], label, rotation=90, ha="right", va="top", fontsize=8)
     if marker is not None:
-        a = alphas[marker]
-        ax_j.plot([a], [stats.jacobian_max[marker]], "o", color="black")
-        ax_h.plot([a], [stats.entropy[marker]], "o", color="black")
-        ax_j.set_title(f"α = {a:g}: 최대 |J| = {stats.jacobian_max[marker]:.2e}", fontsize=10)
-        ax_h.set_title(f"엔트로피 = {stats.entropy[marker]:.4f}", fontsize=10)
+        _, max_p, H, J = _stats(scores, marker, d_k)
+        ax_j.plot([marker], [J], "o", color="black")
+        ax_h.plot([marker], [H], "o", color="black")
+        ax_j.set_title(f"α = {marker:g}: 최대 |J| = {J:.2e}", fontsize=10)
+        ax_h.set_title(f"엔트로피 = {H:.4f}, 최대 p = {max_p:.4f}", fontsize=10)
     return fig
 
 
