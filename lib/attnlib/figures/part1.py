@@ -145,7 +145,7 @@ def jacobian_curves(scores, alphas, *, d_k=64, marker=None, peak=None, marks=())
         _, max_p, H, J = _stats(scores, marker, d_k)
         ax_j.plot([marker], [J], "o", color="black")
         ax_h.plot([marker], [H], "o", color="black")
-        ax_j.set_title(f"α = {marker:g}: 최대 |J| = {J:.2e}", fontsize=10)
+        ax_j.set_title(f"α = {marker:.3g}: 최대 |J| = {J:.2e}", fontsize=10)
         ax_h.set_title(f"엔트로피 = {H:.4f}, 최대 p = {max_p:.4f}", fontsize=10)
     return fig
 
