@@ -2,9 +2,10 @@
 
 import numpy as np
 import pytest
-from hypothesis import settings
+from hypothesis import HealthCheck, settings
 
-settings.register_profile("attnlib", max_examples=50, deadline=None, derandomize=True)
+settings.register_profile("attnlib", max_examples=50, deadline=None, derandomize=True,
+                          suppress_health_check=[HealthCheck.too_slow])
 settings.load_profile("attnlib")
 
 

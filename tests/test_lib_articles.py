@@ -15,13 +15,13 @@ def r4(M):
 
 # ----- first article: why 1/sqrt(d_k) ------------------------------------------------------
 
-def test_dot_product_table_first_rows():
-    rows = pure.dot_product_table(dims=(8, 64))
+def test_dot_product_table_first_row():
+    rows = pure.dot_product_table(dims=(8,))  # the draws are sequential: row 1 needs only these
     assert [f"{d:4d} {mu:+.3f} {sd:7.3f} {r:7.3f}" for d, mu, sd, r in rows] == [
-        "   8 +0.012   2.829   2.828", "  64 -0.061   7.964   8.000"]
+        "   8 +0.012   2.829   2.828"]
 
 
-@pytest.mark.slow
+@pytest.mark.slow  # 28.5 million random.gauss draws: about 16 s of CPU
 def test_dot_product_table_all_rows():
     rows = pure.dot_product_table()
     assert [f"{d:4d} {mu:+.3f} {sd:7.3f} {r:7.3f}" for d, mu, sd, r in rows] == [

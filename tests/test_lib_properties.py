@@ -25,7 +25,7 @@ def problems(draw, masked=None, dropout=None, finite_fill=None):
     rng = np.random.default_rng(draw(st.integers(0, 2**32 - 1)))
     Q, K = rng.standard_normal(batch + (n, d_k)), rng.standard_normal(batch + (m, d_k))
     V, G = rng.standard_normal(batch + (m, d_v)), rng.standard_normal(batch + (n, d_v))
-    kw = {"scale": draw(st.one_of(st.none(), st.floats(-3, 3)))}
+    kw = {"scale": draw(st.one_of(st.none(), st.floats(0.1, 3), st.floats(-3, -0.1)))}
     if draw(st.booleans()) if masked is None else masked:
         mask = rng.random((n, m)) > 0.5
         mask[np.arange(n), rng.integers(0, m, n)] = True  # every row keeps a key
@@ -51,7 +51,7 @@ def test_row_shift_leaves_gradients_unchanged(prob, data):
     """S_ij + c_i via an extra feature: Q' = [Q, c/scale], K' = [K, 1]."""
     Q, K, V, G, kw = prob
     scale = kw.pop("scale")
-    scale = 1 / math.sqrt(Q.shape[-1]) if scale is None or scale == 0 else scale
+    scale = 1 / math.sqrt(Q.shape[-1]) if scale is None else scale
     c = np.array(data.draw(st.lists(st.floats(-50, 50), min_size=Q.shape[-2],
                                     max_size=Q.shape[-2])))
     Q2 = np.concatenate([Q, np.broadcast_to(c[:, None] / scale, Q.shape[:-1] + (1,))], -1)
