@@ -1,0 +1,1 @@
+"""Figure code for the chapters, one module per chapter group."""
