@@ -15,18 +15,23 @@ $(STAMP): requirements.txt lib/pyproject.toml
 	touch $(STAMP)
 
 # JavaScript for the offline book (widget manager, require.js, MathJax) from npm.
-vendor: _static/vendor/.stamp
-_static/vendor/.stamp: package.json package-lock.json scripts/vendor_js.sh
+vendor: _assets/vendor/.stamp
+_assets/vendor/.stamp: package.json package-lock.json scripts/vendor_js.sh
 	bash scripts/vendor_js.sh
 	touch $@
 
 # The book: every notebook executed, frozen sliders precomputed, warnings are errors.
 book: venv vendor
-	rm -rf _build/html _build/.doctrees
-	ATTNLIB_WIDGETS=frozen $(BIN)/jupyter-book build . -W -n --keep-going
+	rm -rf _build/html _build/.doctrees _build/jupyter_execute _build/claims
+	ATTNLIB_WIDGETS=frozen ATTNLIB_CLAIMS_DIR=$(CURDIR)/_build/claims \
+	    $(BIN)/jupyter-book build . -W -n --keep-going
+	@$(BIN)/python scripts/page_sizes.py _build/html
 
-serve: book
-	$(BIN)/python -m http.server --directory _build/html 8000
+# Serve the built book (build it first with `make book`); PORT=8000 by default.
+PORT ?= 8000
+serve:
+	@test -f _build/html/index.html || $(MAKE) book
+	$(BIN)/python -m http.server --bind 127.0.0.1 --directory _build/html $(PORT)
 
 unit: venv
 	$(BIN)/python -m pytest tests -m "not browser and not colab" -q
@@ -35,10 +40,10 @@ nbval: venv
 	$(BIN)/python -m pytest --nbval chapters --nbval-sanitize-with tests/nbval_sanitize.cfg -q -p no:cacheprovider
 
 browser: venv
-	$(BIN)/python -m pytest tests -m browser -q
+	$(BIN)/python -m pytest tests -m browser -q -p no:cacheprovider
 
 colab: venv
-	$(BIN)/python -m pytest tests -m colab -q
+	$(BIN)/python -m pytest tests -m colab -q -p no:cacheprovider
 
 # Everything CI checks: unit tests, nbval, the strict build, the browser.
 test: unit nbval book browser colab
@@ -54,4 +59,4 @@ lint: venv
 	$(BIN)/ruff check lib tests
 
 clean:
-	rm -rf _build _static/vendor node_modules
+	rm -rf _build _assets/vendor node_modules

@@ -1,0 +1,151 @@
+"""Figures for the book (matplotlib).  Drawing only: the numbers come from the backends.
+
+Every figure is made by :func:`new_figure`, which first registers a Korean font
+(NanumGothic, shipped inside the ``koreanize-matplotlib`` package, so it is there on a
+fresh machine and in Colab) with DejaVu Sans as the per-glyph fallback for symbols
+such as ``−`` and ``√``.  Figures are plain ``matplotlib.figure.Figure`` objects, not
+pyplot's, so nothing accumulates in pyplot's state; an explorer frame just returns one.
+"""
+
+from __future__ import annotations
+
+import importlib.util
+from pathlib import Path
+
+import matplotlib as mpl
+from matplotlib.figure import Figure
+
+__all__ = [
+    "use_korean_font",
+    "new_figure",
+    "hist_with_density",
+    "normal_curve",
+    "score_histograms",
+    "KOREAN_FONT",
+    "COLORS",
+]
+
+KOREAN_FONT = "NanumGothic"
+COLORS = {"sample": "#4C72B0", "theory": "#C44E52", "accent": "#55A868", "muted": "#8C8C8C"}
+
+_registered = False
+
+
+def _font_dir() -> Path:
+    # Locate koreanize-matplotlib's fonts without importing it (its import changes
+    # rcParams and pulls in distutils, which warns on 3.11 and is gone in 3.12).
+    spec = importlib.util.find_spec("koreanize_matplotlib")
+    if spec is None or not spec.submodule_search_locations:
+        raise ImportError("attnlib.plots needs the koreanize-matplotlib package (its font)")
+    return Path(next(iter(spec.submodule_search_locations))) / "fonts"
+
+
+def use_korean_font() -> None:
+    """Register NanumGothic and make it the default family (idempotent)."""
+    global _registered
+    if _registered:
+        return
+    from matplotlib import font_manager
+
+    for path in sorted(_font_dir().glob("*.ttf")):
+        font_manager.fontManager.addfont(str(path))
+    mpl.rcParams["font.family"] = [KOREAN_FONT, "DejaVu Sans"]
+    mpl.rcParams["mathtext.fontset"] = "dejavusans"
+    mpl.rcParams["axes.unicode_minus"] = True  # U+2212 comes from the DejaVu fallback
+    _registered = True
+
+
+def new_figure(width: float = 7.0, height: float = 3.0, ncols: int = 1, nrows: int = 1, **kw):
+    """A constrained-layout ``Figure`` and its axes (an array when there are several)."""
+    use_korean_font()
+    fig = Figure(figsize=(width, height), layout="constrained")
+    axes = fig.subplots(nrows, ncols, squeeze=True, **kw)
+    return fig, axes
+
+
+def hist_with_density(
+    ax,
+    samples,
+    x,
+    density,
+    *,
+    bins=60,
+    label=None,
+    density_label=None,
+    xlabel=None,
+    title=None,
+    xlim=None,
+):
+    """A normalised histogram of ``samples`` with a reference density ``(x, density)`` on top."""
+    ax.hist(
+        samples,
+        bins=bins,
+        range=xlim,
+        density=True,
+        color=COLORS["sample"],
+        alpha=0.55,
+        label=label,
+    )
+    ax.plot(x, density, color=COLORS["theory"], lw=2, label=density_label)
+    if xlim is not None:
+        ax.set_xlim(*xlim)
+    if xlabel:
+        ax.set_xlabel(xlabel)
+    if title:
+        ax.set_title(title, fontsize=11)
+    ax.set_yticks([])
+    ax.spines[["top", "right", "left"]].set_visible(False)
+    if label or density_label:
+        ax.legend(frameon=False, fontsize=9, loc="upper right")
+    return ax
+
+
+def normal_curve(sigma: float, half_width: float, n: int = 241):
+    """Points ``(x, φ_σ(x))`` of the N(0, σ²) density on ``[-half_width, half_width]``.
+
+    The reference curve a histogram is drawn against (a picture of the normal law,
+    not part of the book's attention math).
+    """
+    import numpy as np
+
+    x = np.linspace(-half_width, half_width, n)
+    return x, np.exp(-0.5 * (x / sigma) ** 2) / (sigma * np.sqrt(2 * np.pi))
+
+
+def score_histograms(s, s_scaled, d_k: int, *, raw_half_width: float = 150.0):
+    """Chapter 1's figure: q·k against N(0, d_k) and q·k/√d_k against N(0, 1), side by side.
+
+    The left axis keeps one range for every d_k so the spread visibly grows with d_k;
+    the right one stays put because dividing by √d_k undoes that growth.
+    """
+    import numpy as np
+
+    s, s_scaled = np.asarray(s, dtype=float), np.asarray(s_scaled, dtype=float)
+    fig, (left, right) = new_figure(width=8.0, height=2.9, ncols=2)
+    x, pdf = normal_curve(float(np.sqrt(d_k)), raw_half_width)
+    hist_with_density(
+        left,
+        s,
+        x,
+        pdf,
+        bins=90,
+        xlim=(-raw_half_width, raw_half_width),
+        label="q·k 표본",
+        density_label="N(0, d_k)",
+        xlabel="q·k",
+        title=f"점수 그대로 (d_k = {d_k})",
+    )
+    x, pdf = normal_curve(1.0, 4.5)
+    hist_with_density(
+        right,
+        s_scaled,
+        x,
+        pdf,
+        bins=45,
+        xlim=(-4.5, 4.5),
+        label="q·k/√d_k 표본",
+        density_label="N(0, 1)",
+        xlabel="q·k/√d_k",
+        title="√d_k로 나눈 점수",
+    )
+    return fig

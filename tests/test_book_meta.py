@@ -1,0 +1,127 @@
+"""The book's configuration and the committed notebooks agree with each other.
+
+- ``_config.yml``: Korean, strict execution, the repository URL (written once), launch
+  buttons, MathJax and the widget manager served from the book's own folder.
+- ``_toc.yml``: every file it names exists and every chapter notebook is in it.
+- Each notebook: the first cell installs attnlib from the URL in ``_config.yml``
+  (``make notebooks`` writes it), hidden with ``remove-cell``; outputs are stored,
+  widget state and widget views are not.
+"""
+
+from __future__ import annotations
+
+import importlib.util
+import sys
+from pathlib import Path
+
+import nbformat
+import pytest
+import yaml
+
+ROOT = Path(__file__).resolve().parents[1]
+CONFIG = yaml.safe_load((ROOT / "_config.yml").read_text(encoding="utf-8"))
+TOC = yaml.safe_load((ROOT / "_toc.yml").read_text(encoding="utf-8"))
+WIDGET_VIEW = "application/vnd.jupyter.widget-view+json"
+
+
+def _execute_notebooks_module():
+    spec = importlib.util.spec_from_file_location(
+        "execute_notebooks", ROOT / "scripts" / "execute_notebooks.py"
+    )
+    module = importlib.util.module_from_spec(spec)
+    sys.modules.setdefault("execute_notebooks", module)
+    spec.loader.exec_module(module)
+    return module
+
+
+def _toc_files(node) -> list[str]:
+    files = []
+    if isinstance(node, dict):
+        if "file" in node:
+            files.append(node["file"])
+        for value in node.values():
+            files += _toc_files(value)
+    elif isinstance(node, list):
+        for item in node:
+            files += _toc_files(item)
+    return files
+
+
+TOC_FILES = [TOC["root"], *_toc_files(TOC.get("parts", TOC.get("chapters", [])))]
+NOTEBOOKS = sorted(
+    p for p in (ROOT / "chapters").rglob("*.ipynb") if ".ipynb_checkpoints" not in p.parts
+)
+
+
+def test_config_is_korean_strict_and_offline():
+    assert CONFIG["language"] == "ko"
+    assert CONFIG["execute"]["execute_notebooks"] == "force"
+    assert CONFIG["execute"]["allow_errors"] is False
+    assert CONFIG["execute"]["stderr_output"] in ("warn", "error", "severe")
+    sphinx = CONFIG["sphinx"]["config"]
+    assert sphinx["nb_execution_raise_on_error"] is True
+    assert "://" not in sphinx["mathjax_path"]
+    scripts = list(sphinx["nb_ipywidgets_js"])
+    assert all("://" not in s for s in scripts), scripts
+    assert [Path(s).name for s in scripts] == ["require.js", "widgets-config.js", "embed-amd.js"]
+    assert sphinx["html_context"]["default_mode"] in ("light", "dark", "auto")
+    assert CONFIG["launch_buttons"]["thebe"] is False
+
+
+def test_vendored_files_exist_where_the_config_points():
+    static = ROOT / CONFIG["sphinx"]["config"]["html_static_path"][0]
+    if not (static / "vendor").is_dir():
+        pytest.skip("JavaScript not vendored yet (make vendor)")
+    sphinx = CONFIG["sphinx"]["config"]
+    for rel in [sphinx["mathjax_path"], *sphinx["nb_ipywidgets_js"]]:
+        assert (static / rel).is_file(), rel
+    fonts = list((static / "vendor" / "html-manager").glob("*.woff2"))
+    assert fonts, "the widget manager's fonts must sit next to embed-amd.js"
+    # A root _static/ folder would make Jupyter Book add every .js in it to every page.
+    assert not (ROOT / "_static" / "vendor").exists()
+
+
+def test_repository_url_written_once_with_launch_buttons():
+    url = CONFIG["repository"]["url"]
+    assert url.startswith("https://github.com/")
+    assert CONFIG["launch_buttons"]["colab_url"] == "https://colab.research.google.com"
+    assert CONFIG["html"]["use_repository_button"] is True
+    assert (ROOT / "_config.yml").read_text(encoding="utf-8").count(url) == 1
+
+
+def test_toc_names_existing_files_and_every_chapter():
+    for f in TOC_FILES:
+        matches = [p for p in ROOT.glob(f + ".*") if p.suffix in (".md", ".ipynb")]
+        assert matches, f"_toc.yml names {f}, which does not exist"
+    listed = {f + ".ipynb" for f in TOC_FILES}
+    missing = [p.relative_to(ROOT).as_posix() for p in NOTEBOOKS]
+    missing = [p for p in missing if p not in listed]
+    assert not missing, f"notebooks not in _toc.yml (they would not be built): {missing}"
+
+
+@pytest.mark.parametrize("path", NOTEBOOKS, ids=lambda p: p.relative_to(ROOT).as_posix())
+def test_notebook_install_cell_matches_config(path):
+    nb = nbformat.read(path, as_version=4)
+    first = nb.cells[0]
+    expected = _execute_notebooks_module().install_source(CONFIG["repository"]["url"])
+    assert first.cell_type == "code"
+    assert first.source == expected, "install cell out of date: run `make notebooks`"
+    assert f"git+{CONFIG['repository']['url']}#subdirectory=lib" in first.source
+    assert "remove-cell" in first.metadata.get("tags", [])
+    assert not first.get("outputs"), "the install cell printed something"
+
+
+@pytest.mark.parametrize("path", NOTEBOOKS, ids=lambda p: p.relative_to(ROOT).as_posix())
+def test_notebook_outputs_stored_without_widget_state(path):
+    nb = nbformat.read(path, as_version=4)
+    assert nb.metadata.get("kernelspec", {}).get("name") == "python3"
+    assert "widgets" not in nb.metadata, "widget state committed: run `make notebooks`"
+    code = [c for c in nb.cells if c.cell_type == "code"]
+    assert all(c.execution_count is not None for c in code), "not executed: `make notebooks`"
+    assert any(c.outputs for c in code), "no stored outputs"
+    for c in code:
+        for out in c.outputs:
+            assert out.output_type != "error", f"stored error output in {c.source[:60]!r}"
+            assert WIDGET_VIEW not in out.get("data", {}), "widget view committed"
+            if out.output_type == "stream":
+                assert out.name == "stdout", f"stderr stored: {out.text[:200]!r}"
