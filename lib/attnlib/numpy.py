@@ -10,10 +10,6 @@ are replaced by ``fill`` (default ``-inf``); ``dropout_mask`` M is 0/1 shaped li
 S P U Δ (..., n, m), O G (..., n, d_v), r lse (..., n). Bad input raises ValueError.
 """
 
-from .core import API, TYPES
-from .core._ops import NumpyOps, bind
+from .core._ops import NumpyOps, install
 
-ops = NumpyOps()
-globals().update(bind(ops, API, __name__))
-globals().update(TYPES)
-__all__ = [fn.__name__ for fn in API] + list(TYPES)
+__all__ = install(NumpyOps(), globals())

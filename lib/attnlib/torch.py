@@ -19,9 +19,9 @@ import contextlib
 import numpy as np
 import torch
 
-from .core import API, TYPES, _validate
+from .core import _validate
 from .core import attention as _attention
-from .core._ops import bind
+from .core._ops import install
 
 
 def _tracked(x):
@@ -156,9 +156,7 @@ def _tracked_any(y):
 
 
 ops = TorchOps()
-globals().update(bind(ops, API, __name__))
-globals().update(TYPES)
-__all__ = [fn.__name__ for fn in API] + list(TYPES) + ["AttentionFunction", "attention_autograd"]
+__all__ = install(ops, globals()) + ["AttentionFunction", "attention_autograd"]
 
 
 class AttentionFunction(torch.autograd.Function):

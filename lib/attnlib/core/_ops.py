@@ -125,6 +125,16 @@ class NumpyOps:
         return np.errstate(invalid="ignore", divide="ignore", over="ignore")
 
 
+def install(xp, namespace):
+    """Put the core API bound to ``xp`` (and its result types) into a backend module's namespace;
+    return the public names."""
+    from . import API, TYPES
+
+    namespace.update(bind(xp, API, namespace["__name__"]))
+    namespace.update(TYPES)
+    return [fn.__name__ for fn in API] + list(TYPES)
+
+
 def bind(xp, functions, module):
     """``{name: f(xp, ...)}`` for each core function, ``xp`` dropped from the signature."""
     bound = {}

@@ -117,8 +117,8 @@ def _inputs(xp, X, W):
 
 
 def _qkv(X, W):
-    """Q, K, V = X W_Q, X W_K, X W_V: (..., n, d) @ (d, d_k|d_v) -> (..., n, d_k|d_v)."""
-    return X @ W[0], X @ W[1], X @ W[2]
+    """Q, K, V = X W_Q, X W_K, X W_V."""
+    return X @ W[0], X @ W[1], X @ W[2]  # (..., n, d) @ (d, d_k|d_v) -> (..., n, d_k|d_v)
 
 
 def _weight_grad(xp, X, D):
