@@ -31,7 +31,7 @@ def chapters(root: Path) -> list[str]:
     import yaml
 
     toc = yaml.safe_load((root / "_toc.yml").read_text(encoding="utf-8"))
-    found = []
+    found = [toc["root"]] if "root" in toc else []
 
     def walk(node):
         if isinstance(node, dict):
@@ -48,29 +48,30 @@ def chapters(root: Path) -> list[str]:
     return [doc for doc in docs if (root / f"{doc}.ipynb").exists()]
 
 
-def execution_times(build: Path) -> dict[str, float]:
-    """Seconds each notebook took to execute in the last build, from MyST-NB's record in the
-    Sphinx environment (``env.nb_metadata[docname]["exec_data"]["runtime"]``)."""
+def _exec_records(build: Path) -> dict[str, dict]:
+    """MyST-NB's execution record per docname, from the Sphinx environment of the last build
+    (``env.nb_metadata[docname]["exec_data"]``: mtime at the end, runtime in seconds)."""
     env_file = build / ".doctrees" / "environment.pickle"
     if not env_file.exists():
         return {}
     with env_file.open("rb") as f:
         env = pickle.load(f)
-    times = {}
-    for docname, meta in getattr(env, "nb_metadata", {}).items():
-        data = meta.get("exec_data") or {}
-        if data.get("runtime") is not None:
-            times[docname] = float(data["runtime"])
-    return times
+    return {doc: meta["exec_data"] for doc, meta in getattr(env, "nb_metadata", {}).items()
+            if (meta.get("exec_data") or {}).get("runtime") is not None}
+
+
+def execution_times(build: Path) -> dict[str, float]:
+    """Seconds each notebook took to execute in the last build."""
+    return {doc: float(rec["runtime"]) for doc, rec in _exec_records(build).items()}
 
 
 def build_wall_time(build: Path) -> float | None:
-    """The last build's wall time, from file times: the doctree folder is made as Sphinx starts
-    (``make book`` deletes it first) and ``search index`` is written last."""
-    doctrees, index = build / ".doctrees", build / "html" / "searchindex.js"
-    if not (doctrees.exists() and index.exists()):
+    """The last build's wall time, lower bound: from the start of the first notebook's execution
+    (MyST-NB's end time minus its runtime) to the search index, which Sphinx writes last."""
+    records, index = _exec_records(build), build / "html" / "searchindex.js"
+    if not records or not index.exists():
         return None
-    start = min(p.stat().st_mtime for p in [doctrees, *doctrees.iterdir()])
+    start = min(float(rec["mtime"]) - float(rec["runtime"]) for rec in records.values())
     return index.stat().st_mtime - start
 
 

@@ -9,6 +9,7 @@ Sections: 1 backends (attnlib.numpy, attnlib.torch's Function, torch autograd, S
 from __future__ import annotations
 
 import argparse
+import subprocess
 import sys
 import time
 from pathlib import Path
@@ -31,10 +32,11 @@ GOALS = {"page_mb": 3.0, "frozen_ms": 50.0, "live_ms": 100.0, "book_s": 300.0}
 
 def section_book(report: Report, root: Path, cfg: dict, args) -> None:
     """§4: build time per chapter, page weight, frozen switch in Chromium, live update."""
-    build, html = root / "_build", root / "_build" / "html"
+    build = args.build.resolve() if args.build else root / "_build"
+    html = build / "html"
     docs = book.chapters(root)
     if not html.exists():
-        msg = f"§4 skipped: {html.relative_to(root)} is missing — run `make book` first"
+        msg = f"§4 skipped: no built book at {html} — run `make book` first"
         print(msg)
         report.notes.append(msg)
         for name, target in [("pages ≤ 3 MB", "≤ 3 MB"), ("frozen switch", "< 50 ms"),
@@ -46,12 +48,16 @@ def section_book(report: Report, root: Path, cfg: dict, args) -> None:
             if doc in runtimes:
                 report.add("4", "chapter execution (build)", doc.split("/")[-1], "exec",
                            runtimes[doc], "goal", 20.0, "ms", note="goal < 20 s per notebook")
-        wall = book.build_wall_time(build)
         total_exec = sum(runtimes.values())
         report.data["book_exec_s"] = runtimes
+        if args.book_wall_s is not None:
+            wall, how = args.book_wall_s, "timed `make book`"
+        else:
+            wall, how = book.build_wall_time(build), "lower bound from MyST-NB's records"
+        report.data["book_wall_s"] = wall
         report.goal("make book", "≤ 5 min on 2 cores",
                     "unknown" if wall is None else
-                    f"{wall:.0f} s (from file times; notebooks {total_exec:.0f} s)",
+                    f"{wall:.0f} s ({how}; notebooks {total_exec:.0f} s)",
                     None if wall is None else wall <= GOALS["book_s"])
         sizes = book.page_sizes(html, docs)
         report.data["page_bytes"] = sizes
@@ -110,10 +116,19 @@ def main(argv=None) -> int:
     parser.add_argument("--out", type=Path, default=ROOT / "_build" / "bench",
                         help="folder for bench.json (default _build/bench)")
     parser.add_argument("--root", type=Path, default=ROOT, help="the book (for section 4)")
+    parser.add_argument("--build", type=Path, default=None,
+                        help="the build folder holding html/ and .doctrees/ (default ROOT/_build)")
     parser.add_argument("--device", default=None, help="torch device (default: cuda if present)")
     parser.add_argument("--no-browser", action="store_true", help="skip the Chromium timing")
     parser.add_argument("--no-live", action="store_true", help="skip the live-kernel timing")
+    parser.add_argument("--time-book", action="store_true",
+                        help="run `make book` first and time it (minutes)")
     args = parser.parse_args(argv)
+    args.book_wall_s = None
+    if args.time_book:
+        t_book = time.perf_counter()
+        subprocess.run(["make", "book"], cwd=args.root, check=True)
+        args.book_wall_s = time.perf_counter() - t_book
 
     import torch
 

@@ -4,6 +4,7 @@ import json
 import pickle
 import subprocess
 import sys
+import time
 import types
 from pathlib import Path
 
@@ -66,7 +67,8 @@ def _fake_book(root: Path) -> None:
     (html / "searchindex.js").write_text("", encoding="utf-8")
     doctrees = root / "_build" / ".doctrees"
     doctrees.mkdir()
-    env = types.SimpleNamespace(nb_metadata={"chapters/c1": {"exec_data": {"runtime": 1.5}}})
+    record = {"runtime": 1.5, "mtime": time.time() - 10}
+    env = types.SimpleNamespace(nb_metadata={"chapters/c1": {"exec_data": record}})
     (doctrees / "environment.pickle").write_bytes(pickle.dumps(env))
 
 
@@ -99,4 +101,4 @@ def test_section_four_skips_without_a_build(tmp_path):
          "--no-live", "--root", str(tmp_path), "--out", str(tmp_path / "bench")],
         capture_output=True, text=True, timeout=120, cwd=ROOT)
     assert proc.returncode == 0, proc.stderr[-3000:]
-    assert "_build/html is missing" in proc.stdout
+    assert "§4 skipped: no built book" in proc.stdout
