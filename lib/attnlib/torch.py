@@ -18,6 +18,7 @@ import contextlib
 
 import numpy as np
 import torch
+from torch.autograd.function import once_differentiable
 
 from .core import _validate
 from .core import attention as _attention
@@ -177,6 +178,7 @@ class AttentionFunction(torch.autograd.Function):
         return O
 
     @staticmethod
+    @once_differentiable
     def backward(ctx, G):
         Q, K, V, P = ctx.saved_tensors
         a = ctx.args._replace(Q=Q, K=K, V=V)
