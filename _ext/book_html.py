@@ -17,7 +17,8 @@ def _dedupe_scripts(app, pagename, templatename, context, doctree):
     seen, kept = set(), []
     for js in scripts:
         attrs = getattr(js, "attributes", {}) or {}
-        key = (str(js), tuple(sorted((k, str(v)) for k, v in attrs.items())))
+        name = getattr(js, "filename", js) or ""  # None and "" both mean an inline script
+        key = (str(name), tuple(sorted((k, str(v)) for k, v in attrs.items())))
         if key not in seen:
             seen.add(key)
             kept.append(js)
@@ -25,5 +26,6 @@ def _dedupe_scripts(app, pagename, templatename, context, doctree):
 
 
 def setup(app):
-    app.connect("html-page-context", _dedupe_scripts, priority=900)
+    # Early: html-page-context stops at the first handler that returns a template name.
+    app.connect("html-page-context", _dedupe_scripts, priority=100)
     return {"version": "0.1", "parallel_read_safe": True, "parallel_write_safe": True}

@@ -1,0 +1,356 @@
+"""The built book in a real browser: headless Chromium (Debian's) driven by Playwright.
+
+Pages and sliders are discovered, not listed: every ``*.html`` page of ``_build/html``
+and every slider/toggle the widget manager renders on it.  Run after ``make book``:
+
+    pytest tests -m browser
+
+Screenshots land in ``_build/screenshots/`` (one per page, after its checks).  On CI
+(``CI=true``) a missing browser or a missing build is a failure, not a skip.
+"""
+
+from __future__ import annotations
+
+import functools
+import http.server
+import json
+import os
+import re
+import shutil
+import threading
+from pathlib import Path
+from urllib.parse import urlparse
+
+import pytest
+
+pytestmark = pytest.mark.browser
+
+ROOT = Path(__file__).resolve().parents[1]
+HTML = ROOT / "_build" / "html"
+SHOTS = ROOT / "_build" / "screenshots"
+CHROMIUM = os.environ.get("CHROMIUM", "/usr/bin/chromium")
+CHROMIUM_ARGS = [
+    "--headless",
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+    "--no-first-run",
+]
+ON_CI = os.environ.get("CI", "").lower() in ("1", "true", "yes")
+PAGE_HTML_LIMIT = 3 * 1024 * 1024  # bytes of one page's HTML, frozen frames included
+SEARCH_WORD = "분산"  # a word of chapter 1; any Korean word of the book would do
+
+
+def _missing(reason: str):
+    if ON_CI:
+        pytest.fail(reason)
+    pytest.skip(reason)
+
+
+def _pages() -> list[str]:
+    if not HTML.is_dir():
+        return []
+    pages = []
+    for p in sorted(HTML.rglob("*.html")):
+        rel = p.relative_to(HTML).as_posix()
+        if rel.startswith(("_static/", "_sources/", "_images/")) or rel == "index.html":
+            continue  # index.html is a redirect to the root page
+        pages.append(rel)
+    return pages
+
+
+PAGES = _pages()
+
+
+# ------------------------------------------------------------------ fixtures ----
+
+
+class _QuietHandler(http.server.SimpleHTTPRequestHandler):
+    def log_message(self, *args):
+        pass
+
+
+@pytest.fixture(scope="module")
+def origin():
+    if not (HTML / "intro.html").is_file():
+        _missing("no built book in _build/html: run `make book` first")
+    handler = functools.partial(_QuietHandler, directory=str(HTML))
+    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), handler)
+    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    thread.start()
+    yield f"http://127.0.0.1:{server.server_address[1]}"
+    server.shutdown()
+    server.server_close()
+
+
+@pytest.fixture(scope="module")
+def browser():
+    if not (Path(CHROMIUM).is_file() or shutil.which(CHROMIUM)):
+        _missing(f"no Chromium at {CHROMIUM} (Debian package `chromium`)")
+    try:
+        from playwright.sync_api import sync_playwright
+    except ImportError:
+        _missing("playwright is not installed")
+    with sync_playwright() as pw:
+        b = pw.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS, headless=True)
+        yield b
+        b.close()
+
+
+class Visit:
+    """One page load, with every console error and every request recorded."""
+
+    def __init__(self, browser, origin: str, rel: str):
+        self.origin = origin
+        self.errors: list[str] = []
+        self.outside: list[str] = []
+        self.failed: list[str] = []
+        self.bytes = 0
+        self.context = browser.new_context(viewport={"width": 1280, "height": 900})
+        self.page = self.context.new_page()
+        self.page.on("console", self._console)
+        self.page.on("pageerror", lambda exc: self.errors.append(f"pageerror: {exc}"))
+        self.page.on("request", self._request)
+        self.page.on("requestfailed", lambda r: self.failed.append(r.url))
+        self.page.on("response", self._response)
+        self.page.goto(f"{origin}/{rel}", wait_until="load")
+        self.page.wait_for_load_state("networkidle")
+
+    def _console(self, msg):
+        if msg.type == "error":
+            self.errors.append(f"console: {msg.text} @ {msg.location.get('url', '')}")
+
+    def _request(self, req):
+        url = req.url
+        if url.startswith(("data:", "blob:", "about:")):
+            return
+        parsed = urlparse(url)
+        if f"{parsed.scheme}://{parsed.netloc}" != self.origin:
+            self.outside.append(url)
+
+    def _response(self, resp):
+        if resp.status >= 400:
+            self.failed.append(f"{resp.status} {resp.url}")
+        try:
+            self.bytes += int(resp.headers.get("content-length", 0))
+        except ValueError:
+            pass
+
+    def close(self):
+        self.context.close()
+
+
+@pytest.fixture
+def visit(browser, origin):
+    opened = []
+
+    def _open(rel):
+        v = Visit(browser, origin, rel)
+        opened.append(v)
+        return v
+
+    yield _open
+    for v in opened:
+        v.close()
+
+
+def _assert_clean(v: Visit, rel: str):
+    assert not v.outside, f"{rel}: requests leave the book: {v.outside}"
+    assert not v.failed, f"{rel}: failed requests: {v.failed}"
+    assert not v.errors, f"{rel}: console errors: {v.errors}"
+
+
+# ----------------------------------------------------------------- page checks ----
+
+# Text of the article with code, already-typeset math and scripts removed.
+_PROSE_TEXT = """() => {
+  const root = document.querySelector('article') || document.body;
+  const copy = root.cloneNode(true);
+  copy.querySelectorAll('pre, code, script, style, mjx-container, .widget-subarea, '
+                        + '.cell_output').forEach(e => e.remove());
+  return copy.innerText;
+}"""
+
+_RAW_TEX = re.compile(r"\$[^$\n]{1,200}\$|\\\(|\\\[|\\begin\{|\\frac|\\sqrt|\\operatorname")
+
+
+def _wait_math(page):
+    if page.locator('script[src*="mathjax"]').count() == 0:
+        return
+    page.wait_for_function(
+        "() => window.MathJax && MathJax.startup && MathJax.startup.promise", timeout=20_000
+    )
+    page.evaluate("() => MathJax.startup.promise.then(() => true)")
+
+
+def _widget_views(page) -> int:
+    return page.locator('script[type="application/vnd.jupyter.widget-view+json"]').count()
+
+
+def _wait_widgets(page, views: int):
+    # Each saved view renders into exactly one .widget-subarea (twice would mean the
+    # manager script was loaded twice).
+    page.wait_for_function(
+        f"() => document.querySelectorAll('.widget-subarea').length >= {views}"
+        " && document.querySelectorAll('.widget-subarea .jupyter-widgets').length > 0",
+        timeout=30_000,
+    )
+    page.wait_for_timeout(300)
+    assert page.locator(".widget-subarea").count() == views, "a widget view rendered twice"
+
+
+@pytest.mark.parametrize("rel", PAGES)
+def test_page(visit, rel):
+    """No console error, no request outside the book, math typeset, HTML ≤ 3 MB."""
+    size = (HTML / rel).stat().st_size
+    assert size <= PAGE_HTML_LIMIT, f"{rel}: {size / 1e6:.2f} MB of HTML"
+    v = visit(rel)
+    page = v.page
+    _wait_math(page)
+    n_math = page.locator(".math, span.math, div.math").count()
+    n_typeset = page.locator("mjx-container").count()
+    if n_math:
+        assert n_typeset >= n_math, f"{rel}: {n_math} math elements, {n_typeset} typeset"
+    raw = _RAW_TEX.findall(page.evaluate(_PROSE_TEXT))
+    assert not raw, f"{rel}: raw TeX visible: {raw[:5]}"
+    views = _widget_views(page)
+    if views:
+        _wait_widgets(page, views)
+        errors = page.locator(".jupyter-widgets.widget-error, .widget-error").count()
+        assert errors == 0, f"{rel}: a widget failed to render"
+        tracebacks = page.locator(".widget-subarea .jp-RenderedText[data-mime-type*=stderr]")
+        assert tracebacks.count() == 0, f"{rel}: an output widget shows an error"
+    SHOTS.mkdir(parents=True, exist_ok=True)
+    page.screenshot(path=str(SHOTS / (rel.replace("/", "__")[:-5] + ".png")), full_page=True)
+    _assert_clean(v, rel)
+
+
+# ------------------------------------------------------------------- sliders ----
+
+# A fingerprint of what an explorer shows: visible images and visible output text.
+_FINGERPRINT = """(el) => {
+  const root = el.closest('.widget-vbox') || el.parentElement;
+  const parts = [];
+  root.querySelectorAll('img, svg, .jp-OutputArea-output, .widget-output pre').forEach(e => {
+    if (!e.getClientRects().length) return;
+    if (e.tagName === 'IMG') parts.push(e.getAttribute('src').slice(-200));
+    else parts.push((e.innerText || e.outerHTML || '').slice(0, 400));
+  });
+  return parts.join('|');
+}"""
+
+
+def _option_labels(page) -> dict[str, list[str]]:
+    """Model id -> option labels, for every selection control in the saved widget state."""
+    state = page.locator('script[type="application/vnd.jupyter.widget-state+json"]')
+    labels = {}
+    for i in range(state.count()):
+        models = json.loads(state.nth(i).text_content())["state"]
+        for mid, m in models.items():
+            if "_options_labels" in m.get("state", {}):
+                labels[mid] = list(m["state"]["_options_labels"])
+    return labels
+
+
+def _slider_pages() -> list[str]:
+    out = []
+    for rel in PAGES:
+        text = (HTML / rel).read_text(encoding="utf-8", errors="replace")
+        if "SelectionSliderModel" in text or "ToggleButtonsModel" in text:
+            out.append(rel)
+    return out
+
+
+def _poll_change(page, el, before: str, what: str):
+    for _ in range(40):
+        now = page.evaluate(_FINGERPRINT, el)
+        if now != before:
+            return now
+        page.wait_for_timeout(50)
+    raise AssertionError(f"{what}: the visible output did not change")
+
+
+@pytest.mark.parametrize("rel", _slider_pages())
+def test_sliders(visit, rel):
+    """Every slider, moved by keyboard and by dragging, changes the output; readout = value."""
+    v = visit(rel)
+    page = v.page
+    _wait_widgets(page, _widget_views(page))
+    all_labels = {tuple(x) for x in _option_labels(page).values()}
+    sliders = page.locator(".widget-subarea .widget-hslider")
+    assert sliders.count() > 0 or page.locator(".widget-toggle-buttons").count() > 0
+    for i in range(sliders.count()):
+        slider = sliders.nth(i)
+        slider.scroll_into_view_if_needed()
+        handle = slider.locator(".noUi-handle")
+        readout = slider.locator(".widget-readout")
+        el = handle.element_handle()
+        labels = next((list(ls) for ls in all_labels if readout.inner_text().strip() in ls), None)
+        assert labels, f"{rel} slider {i}: readout {readout.inner_text()!r} is not a value"
+        start = labels.index(readout.inner_text().strip())
+        # Keyboard: one step towards the side with room.
+        key, step = ("ArrowRight", 1) if start < len(labels) - 1 else ("ArrowLeft", -1)
+        before = page.evaluate(_FINGERPRINT, el)
+        handle.focus()
+        page.keyboard.press(key)
+        after = _poll_change(page, el, before, f"{rel} slider {i} ({key})")
+        assert readout.inner_text().strip() == labels[start + step], (
+            f"{rel} slider {i}: readout {readout.inner_text()!r} after {key}, "
+            f"expected {labels[start + step]!r}"
+        )
+        # Drag: the handle to the far left end, then to the far right end.
+        base = slider.locator(".noUi-base").bounding_box()
+        for frac, want in ((0.0, labels[0]), (1.0, labels[-1])):
+            box = handle.bounding_box()
+            page.mouse.move(box["x"] + box["width"] / 2, box["y"] + box["height"] / 2)
+            page.mouse.down()
+            page.mouse.move(
+                base["x"] + frac * base["width"], base["y"] + base["height"] / 2, steps=8
+            )
+            page.mouse.up()
+            page.wait_for_timeout(100)
+            assert readout.inner_text().strip() == want, (
+                f"{rel} slider {i}: readout {readout.inner_text()!r} after dragging to "
+                f"{frac:.0%}, expected {want!r}"
+            )
+            after = _poll_change(page, el, after, f"{rel} slider {i} (drag to {frac:.0%})")
+    # Toggles: click every button; each click changes the output.
+    groups = page.locator(".widget-subarea .widget-toggle-buttons")
+    for g in range(groups.count()):
+        buttons = groups.nth(g).locator("button")
+        el = buttons.first.element_handle()
+        for b in range(buttons.count()):
+            button = buttons.nth(b)
+            if "mod-active" in (button.get_attribute("class") or ""):
+                continue
+            before = page.evaluate(_FINGERPRINT, el)
+            button.click()
+            _poll_change(page, el, before, f"{rel} toggle {g} button {b}")
+    SHOTS.mkdir(parents=True, exist_ok=True)
+    page.screenshot(path=str(SHOTS / (rel.replace("/", "__")[:-5] + "__moved.png")))
+    _assert_clean(v, rel)
+
+
+# -------------------------------------------------------------------- search ----
+
+
+def test_korean_search(visit):
+    """Sphinx's search finds a Korean word of the book and links to the page that has it."""
+    if "search.html" not in PAGES:
+        _missing("no search page")
+    v = visit(f"search.html?q={SEARCH_WORD}")
+    page = v.page
+    page.wait_for_selector("#search-results ul.search li a", timeout=20_000)
+    hrefs = page.eval_on_selector_all(
+        "#search-results ul.search li a", "els => els.map(e => e.getAttribute('href'))"
+    )
+    pages = {h.split("?")[0].split("#")[0] for h in hrefs if h}
+    assert pages, "no search results"
+    for target in pages:
+        text = (HTML / target).read_text(encoding="utf-8")
+        assert SEARCH_WORD in text, f"search result {target} does not contain {SEARCH_WORD}"
+    SHOTS.mkdir(parents=True, exist_ok=True)
+    page.screenshot(path=str(SHOTS / "search.png"), full_page=True)
+    _assert_clean(v, "search.html")
