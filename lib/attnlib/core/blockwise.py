@@ -202,5 +202,23 @@ def _block_scores(xp, a, Q_i, K_j, mask_ij):
     return S_ij
 
 
+def block_grid(n, m, *, block_q, block_k, mask=None, fill=NEG_INF):
+    """Per (query block, key block): 0 skipped (all masked, fill = -inf), 1 partly masked, 2 full.
+
+    The same decision the loops above make, as a NumPy int array (n_q_blocks, n_k_blocks).
+    """
+    import numpy as np
+
+    bq, bk = _block(block_q, "block_q"), _block(block_k, "block_k")
+    live = np.ones((n, m), bool) if mask is None else np.broadcast_to(np.asarray(mask, bool),
+                                                                      (n, m))
+    grid = np.zeros((len(_blocks(n, bq)), len(_blocks(m, bk))), dtype=int)
+    for a, (i0, i1) in enumerate(_blocks(n, bq)):
+        for b, (j0, j1) in enumerate(_blocks(m, bk)):
+            block = live[i0:i1, j0:j1]
+            grid[a, b] = 2 if block.all() else (1 if block.any() or fill != NEG_INF else 0)
+    return grid
+
+
 API = (attention_blockwise, attention_blockwise_backward, attention_blockwise_steps)
 TYPES = {"OnlineSteps": OnlineSteps}
