@@ -19,6 +19,8 @@ def backends(report, sizes, dtypes, rounds, budget_s, device="cpu"):
                            "ag", t["autograd"], "ms")
                 report.add("1", "numpy fwd+bwd / SDPA", size, "np", t["numpy"],
                            "sdpa", t["sdpa"], "ms")
+                report.add("1", "numpy recompute-P / autograd", size, "np-rc",
+                           t["numpy_recompute"], "ag", t["autograd"], "ms")
                 report.add("1", "numpy LSE fwd+bwd / autograd", size, "np-lse", t["numpy_lse"],
                            "ag", t["autograd"], "ms")
             report.add("1", "torch Function / autograd", size, "fn", t["function"],

@@ -232,8 +232,10 @@ def backend_race(n: int, d: int = 64, *, dtype="float64", rounds: int = 5, seed:
                  budget_s: float | None = None, device: str = "cpu") -> dict[str, float]:
     """Best seconds of one forward+backward (n = m), each contender on the same inputs:
 
-    ``numpy`` (``attention`` then ``attention_backward``), ``numpy_lse`` (``attention_lse``
-    then ``attention_backward_lse``), ``autograd`` (torch: softmax(QKᵀ·s)V, ``.backward``),
+    ``numpy`` (``attention`` then ``attention_backward`` given the forward's P, as autograd
+    keeps it), ``numpy_recompute`` (the backward rebuilds P from Q, K), ``numpy_lse``
+    (``attention_lse`` then ``attention_backward_lse``), ``autograd`` (torch: softmax(QKᵀ·s)V,
+    ``.backward``),
     ``function`` (``attnlib.torch.AttentionFunction``), ``sdpa``
     (``scaled_dot_product_attention``, shaped (1, 1, n, d) so that CPU takes its fused kernel).
     The NumPy contenders run only on the CPU.
@@ -268,6 +270,10 @@ def backend_race(n: int, d: int = 64, *, dtype="float64", rounds: int = 5, seed:
         sync()
 
     def numpy():
+        _, P = A.attention(Q, K, V)
+        A.attention_backward(G, Q, K, V, P=P)
+
+    def numpy_recompute():
         A.attention(Q, K, V)
         A.attention_backward(G, Q, K, V)
 
@@ -277,6 +283,6 @@ def backend_race(n: int, d: int = 64, *, dtype="float64", rounds: int = 5, seed:
 
     fns = {"autograd": autograd, "function": function, "sdpa": sdpa}
     if device == "cpu":
-        fns = {"numpy": numpy, "numpy_lse": numpy_lse, **fns}
+        fns = {"numpy": numpy, "numpy_recompute": numpy_recompute, "numpy_lse": numpy_lse, **fns}
     times = race(fns, rounds=rounds, budget_s=budget_s)
     return {name: best(t) for name, t in times.items()}
