@@ -1,4 +1,9 @@
-"""Sphinx extension: keep each page's <script> list free of duplicates.
+"""Sphinx extension: page assets for the book.
+
+MathJax is loaded on every page (chapter titles with math appear in every page's
+navigation, also on pages whose own text has none).
+
+Each page's <script> list is kept free of duplicates.
 
 With Jupyter Book 1, sphinx-thebe registers its inline configuration
 (``const THEBE_JS_URL = ...``) once per read phase, so it can land on a page twice and
@@ -26,6 +31,7 @@ def _dedupe_scripts(app, pagename, templatename, context, doctree):
 
 
 def setup(app):
+    app.set_html_assets_policy("always")
     # Early: html-page-context stops at the first handler that returns a template name.
     app.connect("html-page-context", _dedupe_scripts, priority=100)
     return {"version": "0.1", "parallel_read_safe": True, "parallel_write_safe": True}

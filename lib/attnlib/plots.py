@@ -130,10 +130,10 @@ def score_histograms(s, s_scaled, d_k: int, *, raw_half_width: float = 150.0):
         pdf,
         bins=90,
         xlim=(-raw_half_width, raw_half_width),
-        label="q·k 표본",
-        density_label="N(0, d_k)",
-        xlabel="q·k",
-        title=f"점수 그대로 (d_k = {d_k})",
+        label="표본",
+        density_label=r"$N(0,\, d_k)$",
+        xlabel=r"$q\cdot k$",
+        title=f"점수 그대로 ($d_k$ = {d_k})",
     )
     x, pdf = normal_curve(1.0, 4.5)
     hist_with_density(
@@ -143,9 +143,9 @@ def score_histograms(s, s_scaled, d_k: int, *, raw_half_width: float = 150.0):
         pdf,
         bins=45,
         xlim=(-4.5, 4.5),
-        label="q·k/√d_k 표본",
-        density_label="N(0, 1)",
-        xlabel="q·k/√d_k",
-        title="√d_k로 나눈 점수",
+        label="표본",
+        density_label=r"$N(0,\, 1)$",
+        xlabel=r"$q\cdot k\,/\sqrt{d_k}$",
+        title=r"$\sqrt{d_k}$로 나눈 점수",
     )
     return fig

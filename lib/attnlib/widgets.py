@@ -114,7 +114,7 @@ def _figure_output(fig, fmt: str, dpi: float) -> dict:
     }
 
 
-def render_outputs(result: Any, *, fmt: str = "png", dpi: float = 80) -> list[dict]:
+def render_outputs(result: Any, *, fmt: str = "png", dpi: float = 90) -> list[dict]:
     """Turn what ``func`` returned into nbformat output dicts (figures, text, HTML)."""
     from matplotlib.figure import Figure
 
@@ -184,7 +184,7 @@ def explorer(
     initial: Mapping[str, Any] | None = None,
     labels: Mapping[str, str] | None = None,
     fmt: str = "png",
-    dpi: float = 80,
+    dpi: float = 90,
     mode: str | None = None,
 ) -> Explorer:
     """Sliders (and toggles) over ``func(**values)``: live in a kernel, frozen in the book.
