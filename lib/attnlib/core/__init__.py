@@ -3,7 +3,22 @@
 ``API`` lists the functions every backend exposes, in the order of the book.
 """
 
-from . import attention, attention_lse, blocks, experiment, gradcheck, layernorm, softmax
+from . import (
+    attention,
+    attention_lse,
+    blocks,
+    blockwise,
+    collapse,
+    double_scale,
+    experiment,
+    gradcheck,
+    layernorm,
+    monitor,
+    multihead,
+    scaling,
+    softmax,
+    underflow,
+)
 
 API = (
     softmax.softmax,
@@ -16,6 +31,15 @@ API = (
     attention.attention_backward_parts,
     attention_lse.attention_lse,
     attention_lse.attention_backward_lse,
+    double_scale.attention_backward_folded,
+    multihead.split_heads,
+    multihead.merge_heads,
+    multihead.multihead_attention,
+    multihead.multihead_attention_backward,
+    blockwise.attention_blockwise,
+    blockwise.attention_blockwise_steps,
+    blockwise.attention_blockwise_backward,
+    underflow.exp_underflow,
     gradcheck.gradcheck,
     gradcheck.numerical_gradient,
     layernorm.layernorm,
@@ -33,6 +57,13 @@ API = (
     experiment.multiplier_stats,
     experiment.multiplier_grad_norms,
     experiment.train_single_query,
+    scaling.jacobian_peak_multiplier,
+    scaling.layernorm_dot_samples,
+    scaling.init_score_samples,
+    scaling.train_score_drift,
+    collapse.normalized_entropy,
+    collapse.row_collapse,
+    monitor.train_monitored,
 )
 
 TYPES = {
@@ -40,4 +71,10 @@ TYPES = {
     "MultiplierStats": experiment.MultiplierStats,
     "GradNorms": experiment.GradNorms,
     "History": experiment.History,
+    "MultiheadGrads": multihead.MultiheadGrads,
+    "OnlineSteps": blockwise.OnlineSteps,
+    "Underflow": underflow.Underflow,
+    "DriftHistory": scaling.DriftHistory,
+    "RowStats": collapse.RowStats,
+    "MonitorRun": monitor.MonitorRun,
 }
