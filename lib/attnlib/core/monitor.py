@@ -26,9 +26,20 @@ def train_monitored(xp, *, collapse_head=None, gain=8.0, heads=4, d=32, n=8, bat
 
     Inputs X ~ N(0, 1) of shape (batch, n, d), fresh each step; weights ~ N(0, 1/d); d_k = d/heads.
     ``collapse_head``: index of the head whose W_Q, W_K start ``gain`` times larger (None: none).
+    Runs on one CPU thread (restored afterwards): the tensors are tiny, and extra threads only
+    contend, and could change the last bits of the sums.
     """
     import torch
 
+    threads = torch.get_num_threads()
+    torch.set_num_threads(1)
+    try:
+        return _train(xp, torch, collapse_head, gain, heads, d, n, batch, steps, lr, seed)
+    finally:
+        torch.set_num_threads(threads)
+
+
+def _train(xp, torch, collapse_head, gain, heads, d, n, batch, steps, lr, seed):
     from .. import torch as T
 
     if d % heads:

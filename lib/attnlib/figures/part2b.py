@@ -3,24 +3,33 @@
 from __future__ import annotations
 
 import numpy as np
-from matplotlib.ticker import FixedLocator, FuncFormatter, LogLocator, NullFormatter
+from matplotlib.ticker import FixedLocator, FuncFormatter, LogFormatter, NullFormatter
 
 from ..plots import COLORS, new_figure
 
-__all__ = ["gradcheck_bars", "scale_frame", "row_peaks", "monitor_curves", "stack_curves",
+__all__ = ["static", "gradcheck_bars", "scale_frame", "row_peaks", "monitor_curves", "stack_curves",
            "depth_scaling"]
 
 _GRADS = (r"$\partial L/\partial Q$", r"$\partial L/\partial K$", r"$\partial L/\partial V$")
 _TRIO = (COLORS["sample"], COLORS["theory"], COLORS["accent"])
 
 
+def static(fig, dpi=80):
+    """A figure as a PNG ``IPython.display.Image`` (shown as a cell output under any backend)."""
+    import io
+
+    from IPython.display import Image
+
+    buf = io.BytesIO()
+    fig.savefig(buf, format="png", dpi=dpi, metadata={"Software": None})
+    return Image(data=buf.getvalue(), format="png")
+
+
 def _log_y(ax):
-    """Log y axis labelled 1e-6, 1e-3, ... in plain text (no mathtext minus sign)."""
+    """Log y axis with plain-text labels (1e-06, 0.5, 20): the Korean font has no mathtext minus."""
     ax.set_yscale("log")
-    ax.yaxis.set_major_locator(LogLocator(base=10, numticks=6))
-    ax.yaxis.set_major_formatter(FuncFormatter(lambda v, _: f"1e{round(np.log10(v)):d}"
-                                               if v > 0 else ""))
-    ax.yaxis.set_minor_formatter(NullFormatter())
+    ax.yaxis.set_major_formatter(LogFormatter(labelOnlyBase=False))
+    ax.yaxis.set_minor_formatter(LogFormatter(labelOnlyBase=False, minor_thresholds=(1.5, 0.5)))
 
 
 def _log2_x(ax, ticks):
@@ -75,7 +84,7 @@ def scale_frame(alpha, P, delta, alphas, norms, *, delta_lim):
     _log_y(a2)
     a2.set_xlabel("배수 α")
     a2.set_title("기울기의 크기", fontsize=10)
-    a2.legend(frameon=False, fontsize=8)
+    a2.legend(frameon=False, fontsize=8, loc="lower left")
     a2.spines[["top", "right"]].set_visible(False)
     return fig
 
@@ -105,7 +114,7 @@ def monitor_curves(healthy, collapsed, *, head):
     steps = np.arange(len(healthy.loss))
     ax.plot(steps, healthy.loss, color=COLORS["sample"], label="모든 헤드 정상")
     ax.plot(steps, collapsed.loss, color=COLORS["theory"], label=f"헤드 {head} 붕괴")
-    _log_y(ax)
+    ax.set_ylim(bottom=0)
     ax.set_title("손실", fontsize=10)
     ax.legend(frameon=False, fontsize=8)
     H = np.asarray(collapsed.entropy)
