@@ -17,7 +17,7 @@ class MemoryRun(NamedTuple):
     """Per sequence length n (= m): peak extra bytes of each path, and the bytes of its results."""
 
     n: np.ndarray
-    whole: np.ndarray  # attention (O, P kept) then attention_backward: n×m arrays live
+    whole: np.ndarray  # attention (O, P saved) then attention_backward(..., P=P)
     blockwise: np.ndarray  # attention_blockwise (O, lse) then attention_blockwise_backward
     outputs: np.ndarray  # O, lse, dQ, dK, dV: what any path hands back
 
@@ -72,8 +72,8 @@ def attention_peak_memory(n_values: Sequence[int], *, d: int = 64, block: int = 
             return torch.as_tensor(x, dtype=getattr(torch, dtype), device=device)
 
     def whole(Q, K, V, G):
-        O, P = B.attention(Q, K, V)  # P (n, m) is kept for the backward
-        return (O, *B.attention_backward(G, Q, K, V))
+        O, P = B.attention(Q, K, V)  # P (n, m) is saved for the backward
+        return (O, *B.attention_backward(G, Q, K, V, P=P))
 
     def blockwise(Q, K, V, G):
         O, lse = B.attention_blockwise(Q, K, V, block_q=block, block_k=block)
