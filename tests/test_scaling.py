@@ -13,10 +13,6 @@ from attnlib import pure
 torch = pytest.importorskip("torch")
 from attnlib import torch as T  # noqa: E402
 
-# TEMPORARY until attnlib.numpy/torch export core.scaling (after the library lands)
-pytestmark = pytest.mark.skipif(not hasattr(N, "train_score_drift"),
-                                reason="attnlib.core.scaling is not exported yet")
-
 
 def _max_abs_J(s, alpha, d_k):
     z = torch.tensor(s, dtype=torch.float64) * (alpha / math.sqrt(d_k))
