@@ -179,7 +179,7 @@ def dropout_frame(G, Q, K, V, p_drop, seed):
     return fig, text
 
 
-def head_blocks_figure(dW_Q, H, title="∂L/∂W_Q: 헤드마다 제 칸"):
+def head_blocks_figure(dW_Q, H, title="W_Q 의 기울기 |dL/dW_Q|: 헤드마다 제 블록"):
     """|∂L/∂W_Q| with the H column blocks (one per head) outlined."""
     dW_Q = np.asarray(dW_Q)
     d, He = dW_Q.shape
@@ -190,7 +190,7 @@ def head_blocks_figure(dW_Q, H, title="∂L/∂W_Q: 헤드마다 제 칸"):
         ax.add_patch(Rectangle((h * e - 0.5, -0.5), e, d, fill=False,
                                edgecolor=plots.COLORS["theory"], lw=1.5))
         ax.text(h * e + e / 2 - 0.5, -0.9, f"헤드 {h}", ha="center", va="bottom", fontsize=8)
-    ax.set_xlabel("열 (H·d_k)", fontsize=8)
+    ax.set_xlabel("열 (헤드마다 d_k 개)", fontsize=8)
     ax.set_ylabel("행 (d)", fontsize=8)
     ax.set_title(title, fontsize=9, pad=14)
     ax.tick_params(labelsize=7)
