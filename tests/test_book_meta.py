@@ -59,7 +59,7 @@ def test_config_is_korean_strict_and_offline():
     assert CONFIG["execute"]["allow_errors"] is False
     assert CONFIG["execute"]["stderr_output"] in ("warn", "error", "severe")
     sphinx = CONFIG["sphinx"]["config"]
-    assert sphinx["nb_execution_raise_on_error"] is True
+    assert sphinx["nb_execution_show_tb"] is True  # cell errors: warnings, fatal under -W
     assert "://" not in sphinx["mathjax_path"]
     scripts = list(sphinx["nb_ipywidgets_js"])
     assert all("://" not in s for s in scripts), scripts

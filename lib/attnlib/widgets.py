@@ -251,9 +251,12 @@ def explorer(
             seen[key] = outputs_at(values)
         return seen[key]
 
-    out = W.Output()
+    # The first frame goes into the widget's state (rendered when the view appears, and
+    # nothing leaks into the cell's own outputs, which nbval compares); later frames are
+    # sent with `with out:` from the slider callbacks, the route every frontend supports.
     first = cached_outputs_at(start)
-    _show(out, first)
+    out = W.Output(outputs=tuple(first))
+    out.last_frame = first
 
     def update(_change=None):
         values = {name: c.value for (name, _, _), c in zip(spec, controls, strict=True)}
