@@ -12,8 +12,8 @@ def backends(report, sizes, dtypes, rounds, budget_s, device="cpu"):
         for n in sizes:
             t = perf.backend_race(n, 64, dtype=dtype, rounds=rounds, budget_s=budget_s,
                                   device=device)
-            results[f"{dtype}/{n}"] = t
-            size = f"n=m={n} d=64 f{dtype[-2:]}"
+            results[f"{device}/{dtype}/{n}"] = t
+            size = f"n=m={n} d=64 f{dtype[-2:]}" + ("" if device == "cpu" else f" {device}")
             if "numpy" in t:
                 report.add("1", "numpy fwd+bwd / autograd", size, "np", t["numpy"],
                            "ag", t["autograd"], "ms")
@@ -27,7 +27,7 @@ def backends(report, sizes, dtypes, rounds, budget_s, device="cpu"):
                        "ag", t["autograd"], "ms")
             report.add("1", "torch Function / SDPA", size, "fn", t["function"],
                        "sdpa", t["sdpa"], "ms")
-    report.data["backends"] = results
+    report.data.setdefault("backends", {}).update(results)
     return results
 
 
@@ -101,7 +101,7 @@ def lse(report, ns, device="cpu"):
 
 
 def goals_backends(report, results, n=1024):
-    key = f"float64/{n}"
+    key = f"cpu/float64/{n}"
     if key not in results:
         report.goal("numpy fwd+bwd vs autograd", "≤ 1.3×", f"n=m={n} not measured", None)
         report.goal("torch Function vs autograd", "≤ 1.1×", f"n=m={n} not measured", None)
@@ -109,10 +109,10 @@ def goals_backends(report, results, n=1024):
     t = results[key]
     r_np = t["numpy"] / t["autograd"]
     r_fn = t["function"] / t["autograd"]
-    report.goal("numpy fwd+bwd vs autograd", "≤ 1.3× at n=m=1024 d=64 f64",
+    report.goal("numpy fwd+bwd vs autograd", f"≤ 1.3× at n=m={n} d=64 f64",
                 f"{r_np:.2f}× ({t['numpy'] * 1e3:.1f} ms / {t['autograd'] * 1e3:.1f} ms)",
                 r_np <= 1.3)
-    report.goal("torch Function vs autograd", "≤ 1.1× at n=m=1024 d=64 f64",
+    report.goal("torch Function vs autograd", f"≤ 1.1× at n=m={n} d=64 f64",
                 f"{r_fn:.2f}× ({t['function'] * 1e3:.1f} ms / {t['autograd'] * 1e3:.1f} ms)",
                 r_fn <= 1.1)
 

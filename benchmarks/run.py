@@ -9,12 +9,30 @@ Sections: 1 backends (attnlib.numpy, attnlib.torch's Function, torch autograd, S
 from __future__ import annotations
 
 import argparse
+import os
 import subprocess
 import sys
 import time
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
+THREAD_VARS = ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS")
+
+
+def _pin_threads(argv) -> None:
+    """``--threads N``: BLAS and OpenMP read their thread count at import, so set it and re-exec
+    before NumPy or torch is loaded (a shared, busy machine measures steadier on one thread)."""
+    if "--threads" not in argv:
+        return
+    i = argv.index("--threads")
+    n = argv[i + 1] if i + 1 < len(argv) else ""
+    if n.isdigit() and any(os.environ.get(v) != n for v in THREAD_VARS):
+        os.environ.update({v: n for v in THREAD_VARS})
+        os.execv(sys.executable, [sys.executable, __file__, *argv])
+
+
+if __name__ == "__main__":
+    _pin_threads(sys.argv[1:])
 if str(ROOT) not in sys.path:  # run as a script: make the benchmarks package importable
     sys.path.insert(0, str(ROOT))
 
@@ -22,11 +40,13 @@ from benchmarks import book, kernels  # noqa: E402
 from benchmarks.report import Report, print_table, write_json  # noqa: E402
 
 FULL = {"sizes": [256, 1024, 2048], "dtypes": ["float64", "float32"], "rounds": 7,
-        "budget_s": 6.0, "row_n": 32, "row_ms": [64, 128, 256, 512, 1024], "row_rounds": 3,
-        "lse_ns": [256, 512, 1024, 2048, 4096], "goal_n": 1024, "live_switches": 8}
+        "budget_s": 4.0, "row_n": 16, "row_ms": [64, 128, 256, 512, 1024], "row_rounds": 3,
+        "lse_ns": [256, 512, 1024, 2048, 4096], "goal_n": 1024, "live_switches": 6,
+        "live_budget_s": 120.0}
 QUICK = {"sizes": [64, 128], "dtypes": ["float64", "float32"], "rounds": 2, "budget_s": 0.5,
          "row_n": 4, "row_ms": [16, 32, 64], "row_rounds": 1, "lse_ns": [32, 64],
-         "goal_n": 128, "live_switches": 2}
+         "goal_n": 128, "live_switches": 2,
+         "live_budget_s": 60.0}
 GOALS = {"page_mb": 3.0, "frozen_ms": 50.0, "live_ms": 100.0, "book_s": 300.0}
 
 
@@ -35,7 +55,7 @@ def section_book(report: Report, root: Path, cfg: dict, args) -> None:
     build = args.build.resolve() if args.build else root / "_build"
     html = build / "html"
     docs = book.chapters(root)
-    if not html.exists():
+    if not (html / "index.html").exists():
         msg = f"§4 skipped: no built book at {html} — run `make book` first"
         print(msg)
         report.notes.append(msg)
@@ -95,10 +115,19 @@ def section_book(report: Report, root: Path, cfg: dict, args) -> None:
         report.goal("live update", "< 100 ms", "not measured", None,
                     "--no-live" if args.no_live else "no chapter has an explorer")
         return
-    live = book.live_update_times(notebooks, max_switches=cfg["live_switches"])
+    live = book.live_update_times(notebooks, max_switches=cfg["live_switches"],
+                                  budget_s=cfg["live_budget_s"])
     report.data["live_update_s"] = live
+    if live.get("skipped"):
+        report.notes.append(f"§4 live update: time budget spent, not run: {live['skipped']}")
     medians = []
     for path, res in live.items():
+        if path == "skipped":
+            continue
+        if "error" in res:
+            report.notes.append(f"§4 live update: {Path(path).name} failed to run: "
+                                f"{res['error'].splitlines()[-1][:160]}")
+            continue
         for ex in res["explorers"]:
             medians.append(ex["median"])
             report.add("4", f"live update: {ex['control']}"[:34], Path(path).stem, "med",
@@ -121,6 +150,8 @@ def main(argv=None) -> int:
     parser.add_argument("--device", default=None, help="torch device (default: cuda if present)")
     parser.add_argument("--no-browser", action="store_true", help="skip the Chromium timing")
     parser.add_argument("--no-live", action="store_true", help="skip the live-kernel timing")
+    parser.add_argument("--threads", type=int, default=None,
+                        help="threads for BLAS/OpenMP (NumPy and torch), e.g. 1 on a busy machine")
     parser.add_argument("--time-book", action="store_true",
                         help="run `make book` first and time it (minutes)")
     args = parser.parse_args(argv)
@@ -151,7 +182,9 @@ def main(argv=None) -> int:
     if "4" in args.sections:
         section_book(report, args.root.resolve(), cfg, args)
     elapsed = time.perf_counter() - t0
-    report.notes.append(f"suite ran in {elapsed:.0f} s on {device}; times are the best of "
+    threads = os.environ.get("OMP_NUM_THREADS", "default")
+    report.notes.append(f"suite ran in {elapsed:.0f} s on {device} (threads: {threads}, torch "
+                        f"{torch.get_num_threads()}); times are the best of "
                         "interleaved rounds, ratios A/B come from the same run")
     print_table(report)
     path = write_json(report, args.out, {"quick": args.quick, "device": device,
