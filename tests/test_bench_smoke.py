@@ -65,6 +65,7 @@ def _fake_book(root: Path) -> None:
     (html / "chapters").mkdir()
     (html / "chapters" / "c1.html").write_text('<img src="../_images/f.png">', encoding="utf-8")
     (html / "searchindex.js").write_text("", encoding="utf-8")
+    (html / "index.html").write_text("<html></html>", encoding="utf-8")
     doctrees = root / "_build" / ".doctrees"
     doctrees.mkdir()
     record = {"runtime": 1.5, "mtime": time.time() - 10}
