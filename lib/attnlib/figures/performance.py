@@ -5,7 +5,7 @@ Drawing only: the numbers come from ``attnlib.perf`` sweeps (rows of dicts).
 
 from __future__ import annotations
 
-from matplotlib.ticker import FuncFormatter, NullFormatter
+from matplotlib.ticker import FuncFormatter, LogLocator, NullFormatter
 
 from attnlib import plots
 
@@ -16,6 +16,7 @@ _PLAIN = FuncFormatter(lambda v, _pos: f"{v:g}")  # 128, 0.01: no mathtext, no U
 def _loglog(ax, xlabel, ylabel, title):
     ax.set_xscale("log", base=2)
     ax.set_yscale("log")
+    ax.yaxis.set_major_locator(LogLocator(base=10, subs=(1.0, 2.0, 5.0)))
     for axis in (ax.xaxis, ax.yaxis):
         axis.set_major_formatter(_PLAIN)
         axis.set_minor_formatter(NullFormatter())
@@ -56,6 +57,6 @@ def lse_memory(rows):
     if "peak_bwd_blockwise" in rows[0]:
         ax_p.plot(n, [r["peak_bwd_blockwise"] / MB for r in rows], "^-", color=blk,
                   label=f"블록 LSE 역전파 ({rows[0]['block']}×{rows[0]['block']} 블록)")
-    _loglog(ax_p, "n = m", "MB", "역전파의 최대 추가 메모리")
+    _loglog(ax_p, "n = m", "MB (결과 dQ, dK, dV 포함)", "역전파의 최대 추가 메모리")
     ax_p.legend(frameon=False, fontsize=8)
     return fig
