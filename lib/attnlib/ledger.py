@@ -63,12 +63,13 @@ def format_like(value: float, expected: str) -> str:
     _sign, _int, frac, exp = m.groups()
     decimals = len(frac or "")
     value = float(value)
+    plus = "+" if _sign == "+" else ""  # the article wrote an explicit "+" sign
     if exp is not None:
-        text = f"{value:.{decimals}e}"
+        text = f"{value:{plus}.{decimals}e}"
         mant, e = text.split("e")
         return f"{mant}e{int(e):+03d}"
-    text = f"{value:.{decimals}f}"
-    if re.fullmatch(r"-0\.?0*", text):  # -0.0000 prints as 0.0000
+    text = f"{value:{plus}.{decimals}f}"
+    if re.fullmatch(r"[-+]0\.?0*", text):  # -0.0000 prints as 0.0000
         text = text[1:]
     return text
 
@@ -79,7 +80,7 @@ def _normalise(expected: str) -> str:
     if m and m.group(4) is not None:
         mant, e = re.split(r"[eE]", text)
         return f"{mant}e{int(e):+03d}"
-    if re.fullmatch(r"-0\.?0*", text):
+    if re.fullmatch(r"[-+]0\.?0*", text):
         text = text[1:]
     return text
 
