@@ -29,7 +29,29 @@ def attention_backward_lse(xp, G, Q, K, V, O, lse, *, scale=None, mask=None, fil
     lse = _validate.array(xp, lse, "lse", like=a.Q, finite=False)
     _validate.same_shape("lse", lse, a.S_shape[:-1], "the scores' rows (..., n)")
     O, lse = xp.cast_like(O, a.Q), xp.cast_like(lse, a.Q)
-    with xp.errstate():
-        P = xp.exp_(xp.isub(_scores(xp, a), lse[..., None]))  # (..., n, m)
+    P = probabilities_from_lse(xp, _scores(xp, a), lse, dead_rows(xp, a))  # (..., n, m)
     r = xp.einsum("...ia,...ia->...i", G, O)  # (..., n)
     return five_lines(xp, a, G, P, r=r)[-3:]
+
+
+def dead_rows(xp, a):
+    """Rows whose every key is replaced by a finite ``fill``: bool (..., n), or None if none."""
+    if a.mask is None or a.fill == NEG_INF:
+        return None
+    dead = ~xp.any(xp.broadcast_to(a.mask, a.S_shape), axis=-1)  # (..., n)
+    return dead if bool(xp.any(dead)) else None
+
+
+def probabilities_from_lse(xp, S, lse, dead, m=None):
+    """P = exp(S − lse); a dead row (every score = fill) is the uniform 1/m, set exactly.
+
+    ``S`` may be a block of columns; ``m`` is then the row's full number of keys.
+
+    There S − lse subtracts two large, nearly equal numbers (fill and fill + log m): in float32
+    at fill = −1e9 the log m is rounded away and exp gives 1 instead of 1/m.
+    """
+    with xp.errstate():
+        P = xp.exp_(xp.isub(S, lse[..., None]))  # (..., n, m)
+    if dead is not None:
+        P = xp.where(dead[..., None], 1.0 / (m or S.shape[-1]), P)
+    return P

@@ -14,6 +14,7 @@ from typing import Any, NamedTuple
 
 from . import _validate
 from .attention import NEG_INF, _upstream, sum_to
+from .attention_lse import dead_rows, probabilities_from_lse
 
 
 class OnlineSteps(NamedTuple):
@@ -78,6 +79,7 @@ def attention_blockwise_backward(xp, G, Q, K, V, O, lse, *, block_q, block_k, sc
     n, m = a.Q.shape[-2], a.K.shape[-2]
     batch = a.O_shape[:-2]
     r = xp.einsum("...ia,...ia->...i", G, O)  # (..., n): one number per row, no P needed
+    dead = dead_rows(xp, a)  # (..., n) or None: rows whose every key is replaced by a finite fill
     dQ = _zeros(xp, batch + (n, a.Q.shape[-1]), a.Q)  # (..., n, d_k)
     dK = _zeros(xp, batch + (m, a.K.shape[-1]), a.Q)  # (..., m, d_k)
     dV = _zeros(xp, batch + (m, a.V.shape[-1]), a.Q)  # (..., m, d_v)
@@ -89,8 +91,8 @@ def attention_blockwise_backward(xp, G, Q, K, V, O, lse, *, block_q, block_k, sc
                 continue  # every key of the block masked with -inf: P_ij = 0, nothing to add
             Q_i, G_i = a.Q[..., i0:i1, :], G[..., i0:i1, :]  # (..., bq, d_k), (..., bq, d_v)
             S_ij = _block_scores(xp, a, Q_i, K_j, mask_ij)  # (..., bq, bk)
-            with xp.errstate():
-                P_ij = xp.exp_(xp.isub(S_ij, lse[..., i0:i1, None]))  # (..., bq, bk)
+            dead_i = None if dead is None else dead[..., i0:i1]
+            P_ij = probabilities_from_lse(xp, S_ij, lse[..., i0:i1], dead_i, m)  # (..., bq, bk)
             keep_ij = _block_keep(xp, a, i0, i1, j0, j1)
             P_tilde = P_ij if keep_ij is None else P_ij * keep_ij
             dV[..., j0:j1, :] += xp.mT(P_tilde) @ G_i  # (..., bk, bq) @ (..., bq, d_v)
