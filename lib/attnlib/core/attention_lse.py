@@ -24,11 +24,7 @@ def attention_backward_lse(xp, G, Q, K, V, O, lse, *, scale=None, mask=None, fil
     """(dQ, dK, dV) from the saved (O, lse): P = exp(S − lse), r = rowsum(G ⊙ O), then the rule."""
     a = _validate.attention_args(xp, Q, K, V, scale, mask, fill, dropout_mask, p_drop)
     G = _upstream(xp, a, G)
-    O = _validate.array(xp, O, "O", like=a.Q, finite=False)
-    _validate.same_shape("O", O, a.O_shape, "the attention output")
-    lse = _validate.array(xp, lse, "lse", like=a.Q, finite=False)
-    _validate.same_shape("lse", lse, a.S_shape[:-1], "the scores' rows (..., n)")
-    O, lse = xp.cast_like(O, a.Q), xp.cast_like(lse, a.Q)
+    O, lse = saved_forward(xp, a, O, lse)
     P = probabilities_from_lse(xp, _scores(xp, a), lse, dead_rows(xp, a))  # (..., n, m)
     r = xp.einsum("...ia,...ia->...i", G, O)  # (..., n)
     return five_lines(xp, a, G, P, r=r)[-3:]
@@ -55,3 +51,12 @@ def probabilities_from_lse(xp, S, lse, dead, m=None):
     if dead is not None:
         P = xp.where(dead[..., None], 1.0 / (m or S.shape[-1]), P)
     return P
+
+
+def saved_forward(xp, a, O, lse):
+    """The forward's saved (O, lse), checked against the inputs' shapes and cast to their dtype."""
+    O = _validate.array(xp, O, "O", like=a.Q, finite=False)
+    _validate.same_shape("O", O, a.O_shape, "the attention output")
+    lse = _validate.array(xp, lse, "lse", like=a.Q, finite=False)
+    _validate.same_shape("lse", lse, a.S_shape[:-1], "the scores' rows (..., n)")
+    return xp.cast_like(O, a.Q), xp.cast_like(lse, a.Q)

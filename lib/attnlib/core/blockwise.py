@@ -14,7 +14,7 @@ from typing import Any, NamedTuple
 
 from . import _validate
 from .attention import NEG_INF, _upstream, sum_to
-from .attention_lse import dead_rows, probabilities_from_lse
+from .attention_lse import dead_rows, probabilities_from_lse, saved_forward
 
 
 class OnlineSteps(NamedTuple):
@@ -71,11 +71,7 @@ def attention_blockwise_backward(xp, G, Q, K, V, O, lse, *, block_q, block_k, sc
     a = _validate.attention_args(xp, Q, K, V, scale, mask, fill, dropout_mask, p_drop)
     bq, bk = _block(block_q, "block_q"), _block(block_k, "block_k")
     G = _upstream(xp, a, G)
-    O = _validate.array(xp, O, "O", like=a.Q, finite=False)
-    _validate.same_shape("O", O, a.O_shape, "the attention output")
-    lse = _validate.array(xp, lse, "lse", like=a.Q, finite=False)
-    _validate.same_shape("lse", lse, a.S_shape[:-1], "the scores' rows (..., n)")
-    O, lse = xp.cast_like(O, a.Q), xp.cast_like(lse, a.Q)
+    O, lse = saved_forward(xp, a, O, lse)
     n, m = a.Q.shape[-2], a.K.shape[-2]
     batch = a.O_shape[:-2]
     r = xp.einsum("...ia,...ia->...i", G, O)  # (..., n): one number per row, no P needed
