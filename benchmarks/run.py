@@ -167,22 +167,32 @@ def main(argv=None) -> int:
     device = args.device or ("cuda" if torch.cuda.is_available() else "cpu")
     report = Report()
     t0 = time.perf_counter()
+    spent = {}
+
+    def timed(name, fn, *a, **kw):
+        t = time.perf_counter()
+        out = fn(*a, **kw)
+        spent[name] = time.perf_counter() - t
+        return out
+
     if "1" in args.sections:
-        results = kernels.backends(report, cfg["sizes"], cfg["dtypes"], cfg["rounds"],
-                                   cfg["budget_s"])
+        results = timed("§1", kernels.backends, report, cfg["sizes"], cfg["dtypes"],
+                        cfg["rounds"], cfg["budget_s"])
         if device != "cpu":
-            kernels.backends(report, cfg["sizes"], cfg["dtypes"], cfg["rounds"], cfg["budget_s"],
-                             device=device)
+            timed("§1 " + device, kernels.backends, report, cfg["sizes"], cfg["dtypes"],
+                  cfg["rounds"], cfg["budget_s"], device=device)
         kernels.goals_backends(report, results, cfg["goal_n"])
     if "2" in args.sections:
-        kernels.row_rule(report, cfg["row_n"], cfg["row_ms"], cfg["row_rounds"],
-                         fit_from=cfg["row_ms"][1])
+        timed("§2", kernels.row_rule, report, cfg["row_n"], cfg["row_ms"], cfg["row_rounds"],
+              fit_from=cfg["row_ms"][1])
     if "3" in args.sections:
-        kernels.lse(report, cfg["lse_ns"], device=device)
+        timed("§3", kernels.lse, report, cfg["lse_ns"], device=device)
     if "4" in args.sections:
-        section_book(report, args.root.resolve(), cfg, args)
+        timed("§4", section_book, report, args.root.resolve(), cfg, args)
     elapsed = time.perf_counter() - t0
     threads = os.environ.get("OMP_NUM_THREADS", "default")
+    per_section = ", ".join(f"{k} {v:.0f}" for k, v in spent.items())
+    report.notes.append(f"seconds per section: {per_section}")
     report.notes.append(f"suite ran in {elapsed:.0f} s on {device} (threads: {threads}, torch "
                         f"{torch.get_num_threads()}); times are the best of "
                         "interleaved rounds, ratios A/B come from the same run")
