@@ -242,15 +242,17 @@ _FINGERPRINT = """(el) => {
 }"""
 
 
-def _option_labels(page) -> dict[str, list[str]]:
-    """Model id -> option labels, for every selection control in the saved widget state."""
+def _option_labels(page) -> dict[str, tuple[str, str, list[str]]]:
+    """Model id -> (model name, description, option labels) for every selection control."""
     state = page.locator('script[type="application/vnd.jupyter.widget-state+json"]')
     labels = {}
     for i in range(state.count()):
         models = json.loads(state.nth(i).text_content())["state"]
         for mid, m in models.items():
-            if "_options_labels" in m.get("state", {}):
-                labels[mid] = list(m["state"]["_options_labels"])
+            st = m.get("state", {})
+            if "_options_labels" in st:
+                labels[mid] = (m.get("model_name", st.get("_model_name", "")),
+                               st.get("description", ""), list(st["_options_labels"]))
     return labels
 
 
@@ -278,7 +280,8 @@ def test_sliders(visit, rel):
     v = visit(rel)
     page = v.page
     _wait_widgets(page, _widget_views(page))
-    all_labels = {tuple(x) for x in _option_labels(page).values()}
+    controls = list(_option_labels(page).values())
+    slider_labels = {(d, tuple(ls)) for name, d, ls in controls if name == "SelectionSliderModel"}
     sliders = page.locator(".widget-subarea .widget-hslider")
     assert sliders.count() > 0 or page.locator(".widget-toggle-buttons").count() > 0
     for i in range(sliders.count()):
@@ -287,7 +290,12 @@ def test_sliders(visit, rel):
         handle = slider.locator(".noUi-handle")
         readout = slider.locator(".widget-readout")
         el = handle.element_handle()
-        labels = next((list(ls) for ls in all_labels if readout.inner_text().strip() in ls), None)
+        # The slider's own options: its model has the same description and holds the readout
+        # (a toggle's options can share a label such as "0" with a slider's).
+        desc = " ".join(slider.locator(".widget-label").all_inner_texts()).strip()
+        value = readout.inner_text().strip()
+        labels = next((list(ls) for d, ls in slider_labels if d == desc and value in ls),
+                      next((list(ls) for _, ls in slider_labels if value in ls), None))
         assert labels, f"{rel} slider {i}: readout {readout.inner_text()!r} is not a value"
         start = labels.index(readout.inner_text().strip())
         # Keyboard: one step towards the side with room.
