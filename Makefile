@@ -37,7 +37,8 @@ unit: venv
 	$(BIN)/python -m pytest tests -m "not browser and not colab" -q
 
 nbval: venv
-	$(BIN)/python -m pytest --nbval chapters --nbval-sanitize-with tests/nbval_sanitize.cfg -q -p no:cacheprovider
+	$(BIN)/python -m pytest --nbval chapters --nbval-sanitize-with tests/nbval_sanitize.cfg -q -p no:cacheprovider \
+	    -n 2 --dist loadfile
 
 browser: venv
 	$(BIN)/python -m pytest tests -m browser -q -p no:cacheprovider

@@ -69,10 +69,10 @@ def _row(cells):
 
 
 def _table(app, docname, claims, records):
-    headers = ["#", "글", "자리", "내용", "글의 수", "책이 계산한 값", "상태", "장"]
+    headers = ["#", "항목", "글의 수", "책이 계산한 값", "상태"]
     table = nodes.table(classes=["ledger-table"])
     group = nodes.tgroup(cols=len(headers))
-    for width in (3, 8, 14, 22, 16, 16, 12, 12):
+    for width in (3, 30, 18, 18, 31):
         group += nodes.colspec(colwidth=width)
     head = nodes.thead()
     head += _row(headers)
@@ -85,21 +85,23 @@ def _table(app, docname, claims, records):
         counts[status] = counts.get(status, 0) + 1
         stem = spec.key.split("/", 1)[0]
         target = _chapter_doc(app.env, stem)
+        item = nodes.paragraph()
+        item += nodes.strong(text=spec.text)
+        item += nodes.line(text="")
+        item += nodes.Text(f" {ARTICLE_TEXT[spec.article]}, {spec.where} → ")
         if target:
-            para = nodes.paragraph()
-            ref = nodes.reference("", stem, internal=True,
-                                  refuri=app.builder.get_relative_uri(docname, target))
-            para += ref
-            chapter = para
+            item += nodes.reference("", stem, internal=True,
+                                    refuri=app.builder.get_relative_uri(docname, target))
         else:
-            chapter = stem
+            item += nodes.Text(stem)
+        item += nodes.Text(" ")
+        item += nodes.literal(text=spec.key.split("/", 1)[1])
         ours = rec["ours"] if rec else ("" if spec.status == "unchecked" else "—")
         note = nodes.paragraph(text=STATUS_TEXT[status])
         if spec.note:
             note += nodes.line(text="")
             note += nodes.emphasis(text=" " + spec.note)
-        body += _row([i, ARTICLE_TEXT[spec.article], spec.where, spec.text,
-                      ", ".join(spec.expected), ours, note, chapter])
+        body += _row([i, item, ", ".join(spec.expected), ours, note])
         if status == "missing" and app.config.ledger_strict:
             logger.warning("ledger: claim %r is not checked by any chapter", spec.key,
                            location=docname)
