@@ -63,7 +63,8 @@ def _row(cells):
     row = nodes.row()
     for cell in cells:
         entry = nodes.entry()
-        entry += cell if isinstance(cell, nodes.Node) else nodes.paragraph(text=str(cell))
+        for part in cell if isinstance(cell, list) else [cell]:
+            entry += part if isinstance(part, nodes.Node) else nodes.paragraph(text=str(part))
         row += entry
     return row
 
@@ -85,10 +86,10 @@ def _table(app, docname, claims, records):
         counts[status] = counts.get(status, 0) + 1
         stem = spec.key.split("/", 1)[0]
         target = _chapter_doc(app.env, stem)
+        title = nodes.paragraph()
+        title += nodes.strong(text=spec.text)
         item = nodes.paragraph()
-        item += nodes.strong(text=spec.text)
-        item += nodes.line(text="")
-        item += nodes.Text(f" {ARTICLE_TEXT[spec.article]}, {spec.where} → ")
+        item += nodes.Text(f"{ARTICLE_TEXT[spec.article]}, {spec.where} → ")
         if target:
             item += nodes.reference("", stem, internal=True,
                                     refuri=app.builder.get_relative_uri(docname, target))
@@ -97,11 +98,10 @@ def _table(app, docname, claims, records):
         item += nodes.Text(" ")
         item += nodes.literal(text=spec.key.split("/", 1)[1])
         ours = rec["ours"] if rec else ("" if spec.status == "unchecked" else "—")
-        note = nodes.paragraph(text=STATUS_TEXT[status])
+        note = [nodes.paragraph(text=STATUS_TEXT[status])]
         if spec.note:
-            note += nodes.line(text="")
-            note += nodes.emphasis(text=" " + spec.note)
-        body += _row([i, item, ", ".join(spec.expected), ours, note])
+            note.append(nodes.paragraph("", "", nodes.emphasis(text=spec.note)))
+        body += _row([i, [title, item], ", ".join(spec.expected), ours, note])
         if status == "missing" and app.config.ledger_strict:
             logger.warning("ledger: claim %r is not checked by any chapter", spec.key,
                            location=docname)

@@ -39,14 +39,7 @@ class TorchOps:
 
     @staticmethod
     def asarray(x, like=None):
-        device = None if like is None else like.device
-        if isinstance(x, torch.Tensor):
-            if device is not None and x.device != device:
-                raise ValueError(f"tensor on {x.device}, but Q is on {device}")
-            t = x
-        else:
-            t = torch.as_tensor(np.asarray(x) if isinstance(x, (list, tuple)) else x,
-                                device=device)
+        t = TorchOps.asraw(x, like)
         if t.dtype == torch.bool or not (t.is_floating_point() or t.is_complex()):
             return t.to(torch.get_default_dtype())
         if t.is_complex():
