@@ -33,7 +33,7 @@ serve:
 	@test -f _build/html/index.html || $(MAKE) book
 	$(BIN)/python -m http.server --bind 127.0.0.1 --directory _build/html $(PORT)
 
-unit: venv
+unit: venv vendor
 	$(BIN)/python -m pytest tests -m "not browser and not colab" -q
 
 nbval: venv
