@@ -14,6 +14,7 @@ from pathlib import Path
 
 import matplotlib as mpl
 from matplotlib.figure import Figure
+from matplotlib.ticker import FixedLocator, FuncFormatter, NullFormatter
 
 __all__ = [
     "use_korean_font",
@@ -21,6 +22,8 @@ __all__ = [
     "hist_with_density",
     "normal_curve",
     "score_histograms",
+    "plain_log_axis",
+    "static",
     "KOREAN_FONT",
     "COLORS",
 ]
@@ -164,3 +167,28 @@ def score_histograms(s, s_scaled, d_k: int, *, raw_half_width: float = 150.0):
         title=r"$\sqrt{d_k}$로 나눈 점수",
     )
     return fig
+
+
+def plain_log_axis(ax, which: str = "y", base: float = 10, ticks=None) -> None:
+    """A log axis labelled in plain text (0.25, 4, 1e-05), never mathtext.
+
+    Mathtext's tick labels (10⁻³) ask the Korean font for a minus sign it lacks, and that
+    missing-glyph warning fails the build; ``ticks`` fixes where the major ticks go.
+    """
+    (ax.set_yscale if which == "y" else ax.set_xscale)("log", base=base)
+    axis = ax.yaxis if which == "y" else ax.xaxis
+    if ticks is not None:
+        axis.set_major_locator(FixedLocator(list(ticks)))
+    axis.set_major_formatter(FuncFormatter(lambda v, _pos: f"{v:g}"))
+    axis.set_minor_formatter(NullFormatter())
+
+
+def static(fig: Figure, dpi: float = 80):
+    """A figure as a PNG ``IPython.display.Image``: a cell output under any matplotlib backend."""
+    import io
+
+    from IPython.display import Image
+
+    buf = io.BytesIO()
+    fig.savefig(buf, format="png", dpi=dpi, metadata={"Software": None})
+    return Image(data=buf.getvalue(), format="png")

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import numpy as np
-from matplotlib.ticker import FuncFormatter
 
 from .. import numpy as A
 from .. import plots
@@ -22,15 +21,8 @@ _SCALED, _RAW = plots.COLORS["sample"], plots.COLORS["theory"]
 
 
 def _log_axis(ax, which="y", base=10):
-    """A log axis with plain-text tick labels (mathtext would look for '−' in the Korean font)."""
-    (ax.set_yscale if which == "y" else ax.set_xscale)("log", base=base)
-    if base == 10:
-        fmt = FuncFormatter(lambda v, _: f"1e{round(np.log10(v))}" if v < 0.01 else f"{v:g}")
-    else:
-        fmt = FuncFormatter(lambda v, _: f"{v:g}")
-    axis = ax.yaxis if which == "y" else ax.xaxis
-    axis.set_major_formatter(fmt)
-    axis.set_minor_formatter(FuncFormatter(lambda v, _: ""))
+    """A log axis with plain-text tick labels (see ``plots.plain_log_axis``)."""
+    plots.plain_log_axis(ax, which, base)
 
 
 def _stats(scores, alpha, d_k):

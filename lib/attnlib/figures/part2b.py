@@ -3,9 +3,8 @@
 from __future__ import annotations
 
 import numpy as np
-from matplotlib.ticker import FixedLocator, FuncFormatter, LogFormatter, NullFormatter
 
-from ..plots import COLORS, new_figure
+from ..plots import COLORS, new_figure, plain_log_axis, static
 
 __all__ = ["static", "gradcheck_bars", "scale_frame", "row_peaks", "monitor_curves", "stack_curves",
            "depth_scaling"]
@@ -14,30 +13,14 @@ _GRADS = (r"$\partial L/\partial Q$", r"$\partial L/\partial K$", r"$\partial L/
 _TRIO = (COLORS["sample"], COLORS["theory"], COLORS["accent"])
 
 
-def static(fig, dpi=80):
-    """A figure as a PNG ``IPython.display.Image`` (shown as a cell output under any backend)."""
-    import io
-
-    from IPython.display import Image
-
-    buf = io.BytesIO()
-    fig.savefig(buf, format="png", dpi=dpi, metadata={"Software": None})
-    return Image(data=buf.getvalue(), format="png")
-
-
 def _log_y(ax):
-    """Log y axis with plain-text labels (1e-06, 0.5, 20): the Korean font has no mathtext minus."""
-    ax.set_yscale("log")
-    ax.yaxis.set_major_formatter(LogFormatter(labelOnlyBase=False))
-    ax.yaxis.set_minor_formatter(LogFormatter(labelOnlyBase=False, minor_thresholds=(1.5, 0.5)))
+    """Log y axis with plain-text labels (1e-06, 0.5, 20): see ``plots.plain_log_axis``."""
+    plain_log_axis(ax, "y")
 
 
 def _log2_x(ax, ticks):
     """Log₂ x axis with ticks at the given values, labelled 0.25, 1, 4, ..."""
-    ax.set_xscale("log", base=2)
-    ax.xaxis.set_major_locator(FixedLocator(list(ticks)))
-    ax.xaxis.set_major_formatter(FuncFormatter(lambda v, _: f"{v:g}"))
-    ax.xaxis.set_minor_formatter(NullFormatter())
+    plain_log_axis(ax, "x", 2, ticks)
 
 
 def gradcheck_bars(errors, dK_norms, *, d_k, bug, threshold=1e-6):

@@ -5,21 +5,17 @@ Drawing only: the numbers come from ``attnlib.perf`` sweeps (rows of dicts).
 
 from __future__ import annotations
 
-from matplotlib.ticker import FuncFormatter, LogLocator, NullFormatter
+from matplotlib.ticker import LogLocator
 
 from attnlib import plots
 
 MB = 1e6
-_PLAIN = FuncFormatter(lambda v, _pos: f"{v:g}")  # 128, 0.01: no mathtext, no U+2212
 
 
 def _loglog(ax, xlabel, ylabel, title):
-    ax.set_xscale("log", base=2)
-    ax.set_yscale("log")
+    plots.plain_log_axis(ax, "x", 2)
+    plots.plain_log_axis(ax, "y")
     ax.yaxis.set_major_locator(LogLocator(base=10, subs=(1.0, 2.0, 5.0)))
-    for axis in (ax.xaxis, ax.yaxis):
-        axis.set_major_formatter(_PLAIN)
-        axis.set_minor_formatter(NullFormatter())
     ax.set_xlabel(xlabel)
     ax.set_ylabel(ylabel)
     ax.set_title(title, fontsize=11)
