@@ -10,6 +10,7 @@ pyplot's, so nothing accumulates in pyplot's state; an explorer frame just retur
 from __future__ import annotations
 
 import importlib.util
+import io
 from pathlib import Path
 
 import matplotlib as mpl
@@ -24,6 +25,7 @@ __all__ = [
     "score_histograms",
     "plain_log_axis",
     "static",
+    "View",
     "KOREAN_FONT",
     "COLORS",
 ]
@@ -192,3 +194,105 @@ def static(fig: Figure, dpi: float = 80):
     buf = io.BytesIO()
     fig.savefig(buf, format="png", dpi=dpi, metadata={"Software": None})
     return Image(data=buf.getvalue(), format="png")
+
+
+class View:
+    """A figure drawn once and then updated in place: an explorer frame that redraws fast.
+
+    Rebuilding a matplotlib figure for every slider position costs a few hundred ms (new
+    axes and ticks, the constrained layout, every text laid out again).  A ``View`` builds
+    its figure once, in ``__init__``, with fixed axis limits; ``update(**values)`` changes
+    only the artists it registers with :meth:`track` / :meth:`replace`.  :meth:`png` draws
+    the static part once, keeps it as a bitmap, and per frame restores that bitmap and
+    draws just the changing artists on top (matplotlib's blitting), with the layout of the
+    first frame kept for every frame (so nothing jumps as the slider moves).
+
+    Calling a view, ``view(**values)``, updates it and returns it: that is what an explorer
+    frame function returns.  ``view.fig`` is an ordinary ``Figure``; drawn any other way
+    (``savefig``, a notebook's inline display) it shows the current frame in full.
+    """
+
+    def __init__(self, fig: Figure):
+        self.fig = fig
+        self.dynamic: list = []  # the artists update() may change, in drawing order
+        self._groups: dict[str, list] = {}
+        self._canvas = None
+        self._background = None
+        self._dpi = None
+
+    # -- what subclasses call -------------------------------------------------------
+    def track(self, *artists):
+        """Register artists that later frames change (data, text, colour); returns them."""
+        for a in artists:
+            if isinstance(a, (list, tuple)) or type(a).__name__ == "BarContainer":
+                self.dynamic.extend(a)
+            else:
+                self.dynamic.append(a)
+        return artists[0] if len(artists) == 1 else artists
+
+    def replace(self, group: str, artists) -> list:
+        """Remove the artists last given under ``group`` and track ``artists`` instead.
+
+        For parts of a frame whose count changes (one label per bar, say).
+        """
+        for a in self._groups.pop(group, []):
+            a.remove()
+            self.dynamic.remove(a)
+        artists = list(artists)
+        self._groups[group] = artists
+        self.dynamic.extend(artists)
+        return artists
+
+    def redraw_static(self) -> None:
+        """Say that ``update`` changed a static part (an axis limit): draw the next frame whole."""
+        self._background = None
+
+    def update(self, **values) -> None:  # pragma: no cover - abstract
+        raise NotImplementedError
+
+    # -- what explorers and notebooks call --------------------------------------------
+    def __call__(self, **values) -> View:
+        self.update(**values)
+        return self
+
+    def rgba(self, dpi: float = 90):
+        """The current frame as an ``(h, w, 4)`` uint8 array (static part cached)."""
+        import numpy as np
+        from matplotlib.backends.backend_agg import FigureCanvasAgg
+
+        fig = self.fig
+        if self._canvas is None or self._dpi != dpi:
+            fig.set_dpi(dpi)
+            self._canvas, self._dpi, self._background = FigureCanvasAgg(fig), dpi, None
+        canvas = self._canvas
+        dynamic = sorted(self.dynamic, key=lambda a: a.get_zorder())  # stable: ties keep order
+        for a in dynamic:
+            a.set_animated(True)  # skipped by the full draw below, drawn on top afterwards
+        try:
+            if self._background is None:
+                canvas.draw()  # layout (the first time) and every static artist
+                if fig.get_layout_engine() is not None:
+                    # Keep the first frame's layout: later frames only redraw artists.
+                    fig.set_layout_engine("none")
+                self._background = canvas.copy_from_bbox(fig.bbox)
+            else:
+                canvas.restore_region(self._background)
+            for a in dynamic:
+                fig.draw_artist(a)
+        finally:
+            for a in dynamic:
+                a.set_animated(False)  # so a plain savefig draws the whole frame
+        return np.asarray(canvas.buffer_rgba())
+
+    def png(self, dpi: float = 90, *, compress_level: int = 1) -> bytes:
+        """The current frame as PNG bytes (fast zlib level by default)."""
+        from PIL import Image
+
+        buf = io.BytesIO()
+        Image.fromarray(self.rgba(dpi)[..., :3]).save(
+            buf, format="png", compress_level=compress_level
+        )
+        return buf.getvalue()
+
+    def _repr_png_(self):
+        return self.png()

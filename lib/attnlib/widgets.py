@@ -38,6 +38,7 @@ Math lives in the backends; this module only arranges controls and outputs.
 from __future__ import annotations
 
 import base64
+import contextlib
 import io
 import math
 import os
@@ -77,17 +78,59 @@ def _label(value: Any) -> str:
 # ---------------------------------------------------------------- outputs ----
 
 
-def _figure_output(fig, fmt: str, dpi: float) -> dict:
-    """A matplotlib Figure as one ``display_data`` output (compact PNG or SVG)."""
+@contextlib.contextmanager
+def _glyphs_strict():
+    """A context in which a missing glyph (drawn as an empty box) is the error it is."""
+    with warnings.catch_warnings():
+        warnings.filterwarnings(
+            "error", message=r".*[Gg]lyph .* missing from", category=UserWarning
+        )
+        yield
+
+
+def _png_output(png: bytes, width: int, height: int) -> dict:
+    return {
+        "output_type": "display_data",
+        "data": {"image/png": base64.b64encode(png).decode("ascii"), "text/plain": "<Figure>"},
+        "metadata": {"image/png": {"width": width, "height": height}},
+    }
+
+
+def _encode_png(img, compact: bool) -> bytes:
+    """PNG bytes of a PIL image: fast (zlib level 1) or compact (the smaller of a
+    256-colour palette, which keeps anti-aliased line art intact at a third of the bytes,
+    and full colour at the highest level)."""
+    from PIL import Image
+
+    rgb = img.convert("RGB")
+    fast = io.BytesIO()
+    rgb.save(fast, format="png", compress_level=1 if not compact else 9)
+    if not compact:
+        return fast.getvalue()
+    small = io.BytesIO()
+    rgb.quantize(colors=256, method=Image.Quantize.FASTOCTREE).save(
+        small, format="png", optimize=True
+    )
+    return min(fast.getvalue(), small.getvalue(), key=len)
+
+
+def _view_output(view, dpi: float, compact: bool) -> dict:
+    """A ``plots.View`` frame: only its changing artists are drawn (see ``View.rgba``)."""
+    from PIL import Image
+
+    with _glyphs_strict():
+        rgba = view.rgba(dpi)
+    img = Image.fromarray(rgba)
+    return _png_output(_encode_png(img, compact), img.width, img.height)
+
+
+def _figure_output(fig, fmt: str, dpi: float, compact: bool = True) -> dict:
+    """A matplotlib Figure as one ``display_data`` output (PNG or SVG)."""
     import matplotlib.pyplot as plt
     from PIL import Image
 
     buf = io.BytesIO()
-    with warnings.catch_warnings():
-        # A missing glyph draws an empty box; treat it as the error it is.
-        warnings.filterwarnings(
-            "error", message=r".*[Gg]lyph .* missing from", category=UserWarning
-        )
+    with _glyphs_strict():
         if fmt == "svg":
             fig.savefig(buf, format="svg", metadata={"Date": None})
         else:
@@ -100,30 +143,35 @@ def _figure_output(fig, fmt: str, dpi: float) -> dict:
             "metadata": {},
         }
     img = Image.open(io.BytesIO(buf.getvalue()))
-    width, height = img.size
-    # A 256-colour palette keeps anti-aliased line art intact at a third of the bytes.
-    small = io.BytesIO()
-    img.convert("RGB").quantize(colors=256, method=Image.Quantize.FASTOCTREE).save(
-        small, format="png", optimize=True
-    )
-    data = min(buf.getvalue(), small.getvalue(), key=len)
-    return {
-        "output_type": "display_data",
-        "data": {"image/png": base64.b64encode(data).decode("ascii"), "text/plain": "<Figure>"},
-        "metadata": {"image/png": {"width": width, "height": height}},
-    }
+    return _png_output(_encode_png(img, compact), img.width, img.height)
 
 
-def render_outputs(result: Any, *, fmt: str = "png", dpi: float = 90) -> list[dict]:
-    """Turn what ``func`` returned into nbformat output dicts (figures, text, HTML)."""
+def render_outputs(
+    result: Any, *, fmt: str = "png", dpi: float = 90, compact: bool = True
+) -> list[dict]:
+    """Turn what ``func`` returned into nbformat output dicts (figures, text, HTML).
+
+    ``compact``: spend time on small PNGs (frozen frames, which the page carries) rather
+    than on speed (live frames, sent once to the kernel's front end).
+    """
     from matplotlib.figure import Figure
+
+    from .plots import View
 
     if result is None:
         return []
     if isinstance(result, (list, tuple)):
-        return [out for item in result for out in render_outputs(item, fmt=fmt, dpi=dpi)]
+        return [
+            out
+            for item in result
+            for out in render_outputs(item, fmt=fmt, dpi=dpi, compact=compact)
+        ]
+    if isinstance(result, View):
+        if fmt == "svg":
+            return [_figure_output(result.fig, fmt, dpi, compact)]
+        return [_view_output(result, dpi, compact)]
     if isinstance(result, Figure):
-        return [_figure_output(result, fmt, dpi)]
+        return [_figure_output(result, fmt, dpi, compact)]
     if isinstance(result, str):
         text = result if result.endswith("\n") else result + "\n"
         return [{"output_type": "stream", "name": "stdout", "text": text}]
@@ -136,8 +184,8 @@ def render_outputs(result: Any, *, fmt: str = "png", dpi: float = 90) -> list[di
             }
         ]
     raise TypeError(
-        f"explorer: func returned {type(result).__name__}; "
-        "return a matplotlib Figure, a str, an object with _repr_html_, or a list of these"
+        f"explorer: func returned {type(result).__name__}; return a matplotlib Figure, "
+        "an attnlib.plots.View, a str, an object with _repr_html_, or a list of these"
     )
 
 
@@ -228,8 +276,8 @@ def explorer(
         for name, values, kind in spec
     ]
 
-    def outputs_at(values: Mapping[str, Any]) -> list[dict]:
-        return render_outputs(func(**values), fmt=fmt, dpi=dpi)
+    def outputs_at(values: Mapping[str, Any], compact: bool = True) -> list[dict]:
+        return render_outputs(func(**values), fmt=fmt, dpi=dpi, compact=compact)
 
     box_layout = W.Layout(width="100%")
     if mode == "frozen":
@@ -245,16 +293,18 @@ def explorer(
     # forth over the slider's few values costs nothing after the first pass.
     seen: dict[tuple, list[dict]] = {}
 
-    def cached_outputs_at(values: Mapping[str, Any]) -> list[dict]:
+    def cached_outputs_at(values: Mapping[str, Any], compact: bool = False) -> list[dict]:
+        # Frames after the first are encoded fast (zlib level 1): they go once to the
+        # front end, and the time a reader waits matters more than their bytes.
         key = tuple(repr(values[n]) for n in names)
         if key not in seen:
-            seen[key] = outputs_at(values)
+            seen[key] = outputs_at(values, compact)
         return seen[key]
 
     # The first frame goes into the widget's state (rendered when the view appears, and
     # nothing leaks into the cell's own outputs, which nbval compares); later frames are
     # sent with `with out:` from the slider callbacks, the route every frontend supports.
-    first = cached_outputs_at(start)
+    first = cached_outputs_at(start, compact=True)  # kept in the notebook file
     out = W.Output(outputs=tuple(first))
     out.last_frame = first
 

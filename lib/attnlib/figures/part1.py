@@ -8,12 +8,15 @@ from .. import numpy as A
 from .. import plots
 
 __all__ = [
+    "CollapseBars",
+    "JacobianPanel",
+    "JacobianCurves",
+    "GammaFrame",
     "collapse_bars",
     "two_distributions",
     "jacobian_panel",
     "jacobian_curves",
     "training_curves",
-    "gamma_frame",
     "drift_curves",
 ]
 
@@ -33,36 +36,63 @@ def _stats(scores, alpha, d_k):
     return p, float(st.max_p[0]), float(st.entropy[0]), float(st.jacobian_max[0])
 
 
-def _label_bars(ax, p):
-    for i, v in enumerate(p):
-        text = f"{v:.3f}" if v >= 1e-3 else f"{v:.0e}"
-        ax.text(i + 1, v + 0.02, text, ha="center", va="bottom", fontsize=8)
+def _bar_label(v: float) -> str:
+    return f"{v:.3f}" if v >= 1e-3 else f"{v:.0e}"
 
 
 def _prob_bars(ax, p, color):
+    """Bars of p_j with the value over each bar; returns (bars, labels) to update in place."""
     m = len(p)
-    ax.bar(np.arange(1, m + 1), p, color=color, width=0.7)
+    bars = ax.bar(np.arange(1, m + 1), p, color=color, width=0.7)
     ax.axhline(1 / m, color=plots.COLORS["muted"], ls=":", lw=1)
     ax.set_ylim(0, 1.12)
     ax.set_xticks(np.arange(1, m + 1))
     ax.set_xlabel("자리 j")
     ax.set_ylabel("$p_j$")
     ax.spines[["top", "right"]].set_visible(False)
-    _label_bars(ax, p)
+    labels = [ax.text(i + 1, v + 0.02, _bar_label(v), ha="center", va="bottom", fontsize=8)
+              for i, v in enumerate(p)]
+    return list(bars), labels
+
+
+def _set_prob_bars(bars, labels, p, color=None):
+    for bar, label, v in zip(bars, labels, p, strict=True):
+        bar.set_height(v)
+        if color is not None:
+            bar.set_color(color)
+        label.set_y(v + 0.02)
+        label.set_text(_bar_label(v))
+
+
+class CollapseBars(plots.View):
+    """Bars of p = softmax(α s/√d_k) with max p, entropy and max|J| written on the figure;
+    ``view(alpha=α)`` moves to the multiplier α."""
+
+    def __init__(self, scores, *, d_k=64):
+        self.scores, self.d_k = np.asarray(scores, dtype=float), d_k
+        fig, ax = plots.new_figure(6, 3)
+        super().__init__(fig)
+        m = len(self.scores)
+        self.bars, self.labels = self.track(*_prob_bars(ax, np.full(m, 1 / m), _SCALED))
+        self.log_m = float(A.entropy(np.full(m, 1 / m)))
+        self.title = self.track(ax.set_title(" ", fontsize=10))
+        self.box = self.track(ax.text(0.99, 0.97, "\n\n", transform=ax.transAxes, ha="right",
+                                      va="top", fontsize=9,
+                                      bbox=dict(boxstyle="round", fc="white",
+                                                ec=plots.COLORS["muted"])))
+
+    def update(self, alpha):
+        p, max_p, H, J = _stats(self.scores, alpha, self.d_k)
+        color = _SCALED if alpha <= 2 else (_RAW if alpha >= 8 else plots.COLORS["accent"])
+        _set_prob_bars(self.bars, self.labels, p, color)
+        self.title.set_text(f"배수 α = {alpha:g}  (α = 1: √d_k 로 나눔, α = 8: 나누지 않음)")
+        self.box.set_text(f"최대 p = {max_p:.4f}\n엔트로피 = {H:.3f}  (균등 {self.log_m:.3f})\n"
+                          f"최대 |J| = {J:.2e}")
 
 
 def collapse_bars(scores, alpha, *, d_k=64):
-    """Bars of p = softmax(α s/√d_k) with max p, entropy and max|J| written on the figure."""
-    p, max_p, H, J = _stats(scores, alpha, d_k)
-    fig, ax = plots.new_figure(6, 3)
-    color = _SCALED if alpha <= 2 else (_RAW if alpha >= 8 else plots.COLORS["accent"])
-    _prob_bars(ax, p, color)
-    log_m = float(A.entropy(np.full(len(p), 1 / len(p))))
-    ax.set_title(f"배수 α = {alpha:g}  (α = 1: √d_k 로 나눔, α = 8: 나누지 않음)", fontsize=10)
-    ax.text(0.99, 0.97, f"최대 p = {max_p:.4f}\n엔트로피 = {H:.3f}  (균등 {log_m:.3f})\n"
-            f"최대 |J| = {J:.2e}", transform=ax.transAxes, ha="right", va="top", fontsize=9,
-            bbox=dict(boxstyle="round", fc="white", ec=plots.COLORS["muted"]))
-    return fig
+    """One frame of :class:`CollapseBars` as a plain figure."""
+    return CollapseBars(scores, d_k=d_k)(alpha=alpha).fig
 
 
 def two_distributions(scores, *, d_k=64):
@@ -84,62 +114,99 @@ def two_distributions(scores, *, d_k=64):
     return fig
 
 
+def _jacobian_cell(v: float) -> str:
+    return "0" if abs(v) < 0.005 else f"{v:+.2f}".replace("-", "−")
+
+
+class JacobianPanel(plots.View):
+    """Bars of p beside the heatmap of J = diag(p) − p pᵀ on a fixed colour scale ±0.25;
+    ``view(alpha=α)`` moves to the multiplier α."""
+
+    def __init__(self, scores, *, d_k=64):
+        self.scores, self.d_k = np.asarray(scores, dtype=float), d_k
+        m = len(self.scores)
+        fig, (ax_p, ax_j) = plots.new_figure(8, 3.4, ncols=2, width_ratios=[1, 1.25])
+        super().__init__(fig)
+        self.bars, self.labels = self.track(*_prob_bars(ax_p, np.full(m, 1 / m), _SCALED))
+        self.title_p = self.track(ax_p.set_title(" ", fontsize=10))
+        self.image = self.track(ax_j.imshow(np.zeros((m, m)), cmap="RdBu_r",
+                                            vmin=-0.25, vmax=0.25))
+        self.cells = self.track([ax_j.text(j, i, "0", ha="center", va="center", fontsize=7)
+                                 for i in range(m) for j in range(m)])
+        ax_j.set_xticks(range(m), [str(j + 1) for j in range(m)])
+        ax_j.set_yticks(range(m), [str(i + 1) for i in range(m)])
+        ax_j.set_xlabel("j")
+        ax_j.set_ylabel("i")
+        self.title_j = self.track(ax_j.set_title(" ", fontsize=10))
+        fig.colorbar(self.image, ax=ax_j, shrink=0.85)
+
+    def update(self, alpha):
+        p, max_p, _, J_max = _stats(self.scores, alpha, self.d_k)
+        J = A.softmax_jacobian(p)
+        _set_prob_bars(self.bars, self.labels, p)
+        self.title_p.set_text(f"α = {alpha:g}: 최대 p = {max_p:.4f}")
+        self.image.set_data(J)
+        for cell, v in zip(self.cells, J.ravel(), strict=True):
+            cell.set_text(_jacobian_cell(v))
+            cell.set_color("white" if abs(v) > 0.15 else "black")
+        self.title_j.set_text(f"$J_{{ij}} = p_i(\\delta_{{ij}} - p_j)$, 최대 |J| = {J_max:.2e}")
+
+
 def jacobian_panel(scores, alpha, *, d_k=64):
-    """Bars of p beside the heatmap of J = diag(p) − p pᵀ on a fixed colour scale ±0.25."""
-    p, max_p, _, J_max = _stats(scores, alpha, d_k)
-    J = A.softmax_jacobian(p)
-    fig, (ax_p, ax_j) = plots.new_figure(8, 3.4, ncols=2, width_ratios=[1, 1.25])
-    _prob_bars(ax_p, p, _SCALED)
-    ax_p.set_title(f"α = {alpha:g}: 최대 p = {max_p:.4f}", fontsize=10)
-    m = len(p)
-    im = ax_j.imshow(J, cmap="RdBu_r", vmin=-0.25, vmax=0.25)
-    for i in range(m):
-        for j in range(m):
-            v = J[i, j]
-            text = "0" if abs(v) < 0.005 else f"{v:+.2f}".replace("-", "−")
-            ax_j.text(j, i, text, ha="center", va="center", fontsize=7,
-                      color="white" if abs(v) > 0.15 else "black")
-    ax_j.set_xticks(range(m), [str(j + 1) for j in range(m)])
-    ax_j.set_yticks(range(m), [str(i + 1) for i in range(m)])
-    ax_j.set_xlabel("j")
-    ax_j.set_ylabel("i")
-    ax_j.set_title(f"$J_{{ij}} = p_i(\\delta_{{ij}} - p_j)$, 최대 |J| = {J_max:.2e}", fontsize=10)
-    fig.colorbar(im, ax=ax_j, shrink=0.85)
-    return fig
+    """One frame of :class:`JacobianPanel` as a plain figure."""
+    return JacobianPanel(scores, d_k=d_k)(alpha=alpha).fig
 
 
-def jacobian_curves(scores, alphas, *, d_k=64, marker=None, peak=None, marks=()):
-    """max|J| and entropy against the multiplier α (log axis), with a dot at α = ``marker``.
+class JacobianCurves(plots.View):
+    """max|J| and entropy against the multiplier α (log axis); ``view(alpha=α)`` puts a dot
+    at α and its numbers in the titles.
 
     ``alphas``: the grid of the curves; ``peak``: the α where max|J| = 1/4 (dashed green);
     ``marks``: pairs (α, label) drawn as grey vertical lines.
     """
-    alphas = np.asarray(alphas, dtype=float)
-    stats = A.multiplier_stats(np.asarray(scores, dtype=float), alphas, d_k=d_k)
-    fig, (ax_j, ax_h) = plots.new_figure(8, 3, ncols=2, sharex=True)
-    ax_j.plot(alphas, stats.jacobian_max, color=_RAW)
-    ax_j.axhline(0.25, color=plots.COLORS["muted"], ls=":", lw=1)
-    ax_j.set_ylabel("최대 |J|")
-    ax_j.set_ylim(0, 0.27)
-    ax_h.plot(alphas, stats.entropy, color=_SCALED)
-    ax_h.set_ylabel("엔트로피")
-    ax_h.set_ylim(0, 1.9)
-    for ax in (ax_j, ax_h):
-        _log_axis(ax, "x", base=2)
-        ax.set_xlabel("배수 α (로그 축)")
-        ax.spines[["top", "right"]].set_visible(False)
-        if peak is not None:
-            ax.axvline(peak, color=plots.COLORS["accent"], ls="--", lw=1)
-        for a, label in marks:
-            ax.axvline(a, color=plots.COLORS["muted"], ls="--", lw=1)
-            ax.text(a, ax.get_ylim()[1], label, rotation=90, ha="right", va="top", fontsize=8)
+
+    def __init__(self, scores, alphas, *, d_k=64, peak=None, marks=()):
+        self.scores, self.d_k = np.asarray(scores, dtype=float), d_k
+        alphas = np.asarray(alphas, dtype=float)
+        stats = A.multiplier_stats(self.scores, alphas, d_k=d_k)
+        fig, (ax_j, ax_h) = plots.new_figure(8, 3, ncols=2, sharex=True)
+        super().__init__(fig)
+        ax_j.plot(alphas, stats.jacobian_max, color=_RAW)
+        ax_j.axhline(0.25, color=plots.COLORS["muted"], ls=":", lw=1)
+        ax_j.set_ylabel("최대 |J|")
+        ax_j.set_ylim(0, 0.27)
+        ax_h.plot(alphas, stats.entropy, color=_SCALED)
+        ax_h.set_ylabel("엔트로피")
+        ax_h.set_ylim(0, 1.9)
+        for ax in (ax_j, ax_h):
+            _log_axis(ax, "x", base=2)
+            ax.set_xlabel("배수 α (로그 축)")
+            ax.spines[["top", "right"]].set_visible(False)
+            if peak is not None:
+                ax.axvline(peak, color=plots.COLORS["accent"], ls="--", lw=1)
+            for a, label in marks:
+                ax.axvline(a, color=plots.COLORS["muted"], ls="--", lw=1)
+                ax.text(a, ax.get_ylim()[1], label, rotation=90, ha="right", va="top", fontsize=8)
+        ax_j.set_xlim(alphas.min(), alphas.max())
+        self.dot_j, = self.track(ax_j.plot([], [], "o", color="black"))
+        self.dot_h, = self.track(ax_h.plot([], [], "o", color="black"))
+        self.title_j = self.track(ax_j.set_title(" ", fontsize=10))
+        self.title_h = self.track(ax_h.set_title(" ", fontsize=10))
+
+    def update(self, alpha):
+        _, max_p, H, J = _stats(self.scores, alpha, self.d_k)
+        self.dot_j.set_data([alpha], [J])
+        self.dot_h.set_data([alpha], [H])
+        self.title_j.set_text(f"α = {alpha:.3g}: 최대 |J| = {J:.2e}")
+        self.title_h.set_text(f"엔트로피 = {H:.4f}, 최대 p = {max_p:.4f}")
+
+
+def jacobian_curves(scores, alphas, *, d_k=64, marker=None, peak=None, marks=()):
+    """:class:`JacobianCurves` as a plain figure, with the dot at α = ``marker`` (or none)."""
+    view = JacobianCurves(scores, alphas, d_k=d_k, peak=peak, marks=marks)
     if marker is not None:
-        _, max_p, H, J = _stats(scores, marker, d_k)
-        ax_j.plot([marker], [J], "o", color="black")
-        ax_h.plot([marker], [H], "o", color="black")
-        ax_j.set_title(f"α = {marker:.3g}: 최대 |J| = {J:.2e}", fontsize=10)
-        ax_h.set_title(f"엔트로피 = {H:.4f}, 최대 p = {max_p:.4f}", fontsize=10)
-    return fig
+        view.update(alpha=marker)
+    return view.fig
 
 
 def training_curves(runs):
@@ -162,27 +229,50 @@ def training_curves(runs):
     return fig
 
 
-def gamma_frame(history, gamma, seed, *, d_k=64, reference=None):
-    """One explorer frame: loss and max p against the step for scores ÷ d_k^γ (γ = 1/2 in grey)."""
-    fig, (ax_l, ax_p) = plots.new_figure(7, 3, ncols=2, sharex=True)
-    steps = np.arange(len(history.loss))
-    if reference is not None:
-        ax_l.plot(steps, reference.loss, color=plots.COLORS["muted"], lw=1, label="γ = 0.5")
-        ax_p.plot(steps, reference.p_target, color=plots.COLORS["muted"], lw=1)
-    ax_l.plot(steps, history.loss, color=_RAW, label=f"γ = {gamma:g}")
-    ax_p.plot(steps, history.max_p, color=_RAW, label="최대 p")
-    ax_p.plot(steps, history.p_target, color=_SCALED, ls="--", label="목표 자리 $p_4$")
-    ax_l.set_ylabel("손실 L")
-    ax_l.legend(frameon=False, fontsize=8)
-    ax_p.set_ylim(-0.03, 1.05)
-    ax_p.legend(frameon=False, fontsize=8, loc="center right")
-    for ax in (ax_l, ax_p):
-        ax.set_xlabel("걸음")
-        ax.spines[["top", "right"]].set_visible(False)
-    fig.suptitle(f"점수 ÷ d_k^γ = ÷ {d_k**gamma:.3g}, 시드 {seed}: 마지막 손실 "
-                 f"{float(history.loss[-1]):.4f}, 최대 p {float(history.max_p[-1]):.4f}",
-                 fontsize=10)
-    return fig
+class GammaFrame(plots.View):
+    """Loss and max p against the step for scores ÷ d_k^γ (the γ = 1/2 run of the same seed in
+    grey); ``runs`` maps ``(γ, seed)`` to a History, ``view(gamma=γ, seed=s)`` shows one run.
+
+    The loss axis is fixed over all runs so that runs can be compared as the slider moves.
+    """
+
+    def __init__(self, runs, *, d_k=64, reference_gamma=0.5):
+        self.runs, self.d_k, self.ref = runs, d_k, reference_gamma
+        fig, (ax_l, ax_p) = plots.new_figure(7, 3, ncols=2, sharex=True)
+        super().__init__(fig)
+        steps = np.arange(len(next(iter(runs.values())).loss))
+        loss = np.concatenate([np.asarray(h.loss, dtype=float) for h in runs.values()])
+        pad = 0.05 * (loss.max() - loss.min())
+        ax_l.set_ylim(loss.min() - pad, loss.max() + pad)
+        ax_l.set_xlim(steps[0], steps[-1])
+        grey = dict(color=plots.COLORS["muted"], lw=1)
+        self.ref_loss, = ax_l.plot(steps, steps * np.nan, label=f"γ = {reference_gamma:g}", **grey)
+        self.ref_p, = ax_p.plot(steps, steps * np.nan, **grey)
+        self.loss, = ax_l.plot(steps, steps * np.nan, color=_RAW, label="γ")
+        self.max_p, = ax_p.plot(steps, steps * np.nan, color=_RAW, label="최대 p")
+        self.p_target, = ax_p.plot(steps, steps * np.nan, color=_SCALED, ls="--",
+                                   label="목표 자리 $p_4$")
+        ax_l.set_ylabel("손실 L")
+        self.legend = ax_l.legend(frameon=False, fontsize=8)
+        ax_p.set_ylim(-0.03, 1.05)
+        ax_p.legend(frameon=False, fontsize=8, loc="center right")
+        for ax in (ax_l, ax_p):
+            ax.set_xlabel("걸음")
+            ax.spines[["top", "right"]].set_visible(False)
+        self.title = fig.suptitle(" ", fontsize=10)
+        self.track(self.ref_loss, self.ref_p, self.loss, self.max_p, self.p_target,
+                   self.legend, self.title)
+
+    def update(self, gamma, seed):
+        h, ref = self.runs[gamma, seed], self.runs[self.ref, seed]
+        self.ref_loss.set_ydata(ref.loss)
+        self.ref_p.set_ydata(ref.p_target)
+        self.loss.set_ydata(h.loss)
+        self.max_p.set_ydata(h.max_p)
+        self.p_target.set_ydata(h.p_target)
+        self.legend.get_texts()[1].set_text(f"γ = {gamma:g}")
+        self.title.set_text(f"점수 ÷ d_k^γ = ÷ {self.d_k**gamma:.3g}, 시드 {seed}: 마지막 손실 "
+                            f"{float(h.loss[-1]):.4f}, 최대 p {float(h.max_p[-1]):.4f}")
 
 
 def drift_curves(runs):
