@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..plots import COLORS, new_figure, plain_log_axis, static
+from ..plots import COLORS, View, new_figure, plain_log_axis, static
 
-__all__ = ["static", "gradcheck_bars", "scale_frame", "row_peaks", "monitor_curves", "stack_curves",
+__all__ = ["static", "GradcheckView", "ScaleView", "row_peaks", "monitor_curves", "StackView",
            "depth_scaling"]
 
 _GRADS = (r"$\partial L/\partial Q$", r"$\partial L/\partial K$", r"$\partial L/\partial V$")
@@ -23,53 +23,81 @@ def _log2_x(ax, ticks):
     plain_log_axis(ax, "x", 2, ticks)
 
 
-def gradcheck_bars(errors, dK_norms, *, d_k, bug, threshold=1e-6):
-    """Left: worst relative error of each gradient (log scale); right: ‖dK‖ true vs implemented."""
-    fig, (ax, bx) = new_figure(6.4, 2.9, ncols=2, gridspec_kw={"width_ratios": [3, 2]})
-    errors = np.maximum(np.asarray(errors, dtype=float), 1e-16)
-    bars = ax.bar(_GRADS, errors, color=[COLORS["theory"] if e > threshold else COLORS["accent"]
-                                         for e in errors])
-    _log_y(ax)
-    ax.set_ylim(1e-13, 3)
-    ax.axhline(threshold, color=COLORS["muted"], ls="--", lw=1)
-    ax.text(2.45, threshold * 1.6, "통과 기준", ha="right", fontsize=8, color=COLORS["muted"])
-    for b, e in zip(bars, errors, strict=True):
-        ax.text(b.get_x() + b.get_width() / 2, e * 1.5, f"{e:.1e}", ha="center", fontsize=8)
-    ax.set_title(f"기울기 검사 (d_k = {d_k}, 버그 {'켬' if bug else '끔'})", fontsize=10)
-    ax.set_ylabel("최대 상대오차")
-    bx.bar(["참값", "구현"], dK_norms, color=[COLORS["muted"], COLORS["theory"] if bug
-                                            else COLORS["accent"]])
-    bx.set_title(r"$\Vert\partial L/\partial K\Vert$", fontsize=10)
-    bx.set_ylim(0, max(dK_norms) * 1.25)
-    for spine in ("top", "right"):
-        ax.spines[spine].set_visible(False)
-        bx.spines[spine].set_visible(False)
-    return fig
+class GradcheckView(View):
+    """Left: worst relative error of each gradient (log scale); right: ‖dK‖ true vs implemented.
+    ``frames[d_k, bug] = (errors, dK_norms)``; ``view(d_k=..., bug=...)`` shows one."""
+
+    def __init__(self, frames, *, threshold=1e-6):
+        self.frames, self.threshold = frames, threshold
+        fig, (ax, bx) = new_figure(6.4, 2.9, ncols=2, gridspec_kw={"width_ratios": [3, 2]})
+        super().__init__(fig)
+        self.bars = self.track(ax.bar(_GRADS, [1.0] * 3))
+        _log_y(ax)
+        ax.set_ylim(1e-13, 3)
+        ax.axhline(threshold, color=COLORS["muted"], ls="--", lw=1)
+        ax.text(2.45, threshold * 1.6, "통과 기준", ha="right", fontsize=8, color=COLORS["muted"])
+        self.labels = [self.track(ax.text(b.get_x() + b.get_width() / 2, 1.0, "", ha="center",
+                                          fontsize=8)) for b in self.bars]
+        self.title = self.track(ax.set_title(" ", fontsize=10))
+        ax.set_ylabel("최대 상대오차")
+        self.dK_bars = self.track(bx.bar(["참값", "구현"], [0.0, 0.0], color=COLORS["muted"]))
+        bx.set_title(r"$\Vert\partial L/\partial K\Vert$", fontsize=10)
+        bx.set_ylim(0, 1.25 * max(max(norms) for _, norms in frames.values()))  # every frame fits
+        for a in (ax, bx):
+            a.spines[["top", "right"]].set_visible(False)
+
+    def update(self, d_k, bug):
+        errors, dK_norms = self.frames[d_k, bug]
+        errors = np.maximum(np.asarray(errors, dtype=float), 1e-16)
+        for b, label, e in zip(self.bars, self.labels, errors, strict=True):
+            b.set_height(e)
+            b.set_color(COLORS["theory"] if e > self.threshold else COLORS["accent"])
+            label.set_y(e * 1.5)
+            label.set_text(f"{e:.1e}")
+        self.title.set_text(f"기울기 검사 (d_k = {d_k}, 버그 {'켬' if bug else '끔'})")
+        for b, h in zip(self.dK_bars, dK_norms, strict=True):
+            b.set_height(h)
+        self.dK_bars[1].set_color(COLORS["theory"] if bug else COLORS["accent"])
 
 
-def scale_frame(alpha, P, delta, alphas, norms, *, delta_lim):
-    """P and Δ as heat maps at multiplier α, and ‖dQ‖, ‖dK‖, ‖dV‖ over all multipliers."""
-    fig, axes = new_figure(7.2, 2.7, ncols=3, gridspec_kw={"width_ratios": [1, 1, 1.3]})
-    a0, a1, a2 = axes
-    a0.imshow(P, cmap="Blues", vmin=0, vmax=1, aspect="auto")
-    a0.set_title(f"P (α = {alpha:g})", fontsize=10)
-    a1.imshow(delta, cmap="RdBu_r", vmin=-delta_lim, vmax=delta_lim, aspect="auto")
-    a1.set_title(f"Δ (최대 |Δ| = {np.abs(delta).max():.1e})", fontsize=10)
-    for ax in (a0, a1):
-        ax.set_xlabel("키 j")
-        ax.set_ylabel("질의 i")
-        ax.set_xticks([])
-        ax.set_yticks([])
-    for values, label, color in zip(norms, _GRADS, _TRIO, strict=True):
-        a2.plot(alphas, values, "o-", ms=3, color=color, label=label)
-    a2.axvline(alpha, color=COLORS["muted"], lw=1)
-    _log2_x(a2, alphas[::2])
-    _log_y(a2)
-    a2.set_xlabel("배수 α")
-    a2.set_title("기울기의 크기", fontsize=10)
-    a2.legend(frameon=False, fontsize=8, loc="lower left")
-    a2.spines[["top", "right"]].set_visible(False)
-    return fig
+class ScaleView(View):
+    """P and Δ as heat maps at multiplier α, and ‖dQ‖, ‖dK‖, ‖dV‖ over all multipliers;
+    ``parts[α]`` has ``.P`` and ``.delta``; ``view(alpha=α)`` moves the marker to α."""
+
+    def __init__(self, alphas, parts, norms):
+        self.parts = parts
+        delta_lim = max(np.abs(p.delta).max() for p in parts.values())  # one colour scale
+        fig, (a0, a1, a2) = new_figure(7.2, 2.7, ncols=3, gridspec_kw={"width_ratios": [1, 1, 1.3]})
+        super().__init__(fig)
+        shape = next(iter(parts.values())).P.shape  # (n, m)
+        self.P_img = self.track(a0.imshow(np.zeros(shape), cmap="Blues", vmin=0, vmax=1,
+                                          aspect="auto"))
+        self.delta_img = self.track(a1.imshow(np.zeros(shape), cmap="RdBu_r", vmin=-delta_lim,
+                                              vmax=delta_lim, aspect="auto"))
+        self.P_title = self.track(a0.set_title(" ", fontsize=10))
+        self.delta_title = self.track(a1.set_title(" ", fontsize=10))
+        for ax in (a0, a1):
+            ax.set_xlabel("키 j")
+            ax.set_ylabel("질의 i")
+            ax.set_xticks([])
+            ax.set_yticks([])
+        for values, label, color in zip(norms, _GRADS, _TRIO, strict=True):
+            a2.plot(alphas, values, "o-", ms=3, color=color, label=label)
+        self.marker = self.track(a2.axvline(alphas[0], color=COLORS["muted"], lw=1))
+        _log2_x(a2, alphas[::2])
+        _log_y(a2)
+        a2.set_xlabel("배수 α")
+        a2.set_title("기울기의 크기", fontsize=10)
+        a2.legend(frameon=False, fontsize=8, loc="lower left")
+        a2.spines[["top", "right"]].set_visible(False)
+
+    def update(self, alpha):
+        p = self.parts[alpha]
+        self.P_img.set_data(p.P)
+        self.delta_img.set_data(p.delta)
+        self.P_title.set_text(f"P (α = {alpha:g})")
+        self.delta_title.set_text(f"Δ (최대 |Δ| = {np.abs(p.delta).max():.1e})")
+        self.marker.set_xdata([alpha, alpha])
 
 
 def row_peaks(alphas, dQ_rows, max_p_rows, total):
@@ -113,19 +141,36 @@ def monitor_curves(healthy, collapsed, *, head):
     return fig
 
 
-def stack_curves(pre, post, *, alpha):
-    """‖∂L/∂x_l‖ at each layer l of a stack, pre-LN and post-LN (log scale)."""
-    fig, ax = new_figure(6.0, 2.8)
-    layers = np.arange(len(pre))
-    ax.plot(layers, pre, "o-", ms=3, color=COLORS["sample"], label="pre-LN")
-    ax.plot(layers, post, "o-", ms=3, color=COLORS["theory"], label="post-LN")
-    _log_y(ax)
-    ax.set_xlabel("층 l (0 = 입력, L = 출력)")
-    ax.set_ylabel(r"$\Vert\partial L/\partial x_l\Vert$")
-    ax.set_title(f"깊이 L = {len(pre) - 1}, 배수 α = {alpha:g}", fontsize=10)
-    ax.legend(frameon=False, fontsize=8)
-    ax.spines[["top", "right"]].set_visible(False)
-    return fig
+class StackView(View):
+    """‖∂L/∂x_l‖ at each layer l of a stack, pre-LN and post-LN (log scale);
+    ``frames[depth, alpha] = (pre, post)``; ``view(depth=L, alpha=α)`` shows one."""
+
+    def __init__(self, frames):
+        self.frames = frames
+        fig, ax = new_figure(6.0, 2.8)
+        super().__init__(fig)
+        self.pre, = self.track(ax.plot([], [], "o-", ms=3, color=COLORS["sample"],
+                                       label="pre-LN"))
+        self.post, = self.track(ax.plot([], [], "o-", ms=3, color=COLORS["theory"],
+                                        label="post-LN"))
+        _log_y(ax)
+        # Limits that fit every frame: x up to the deepest stack, y over all norms.
+        values = np.concatenate([np.concatenate(f) for f in frames.values()])
+        max_L = max(depth for depth, _ in frames)
+        ax.set_xlim(-0.02 * max_L, 1.02 * max_L)
+        ax.set_ylim(values.min() / 1.3, values.max() * 1.3)
+        ax.set_xlabel("층 l (0 = 입력, L = 출력)")
+        ax.set_ylabel(r"$\Vert\partial L/\partial x_l\Vert$")
+        self.title = self.track(ax.set_title(" ", fontsize=10))
+        ax.legend(frameon=False, fontsize=8, loc="upper right")
+        ax.spines[["top", "right"]].set_visible(False)
+
+    def update(self, depth, alpha):
+        pre, post = self.frames[depth, alpha]
+        layers = np.arange(len(pre))
+        self.pre.set_data(layers, pre)
+        self.post.set_data(layers, post)
+        self.title.set_text(f"깊이 L = {len(pre) - 1}, 배수 α = {alpha:g}")
 
 
 def depth_scaling(depths, pre_ratio, post_ratio):
