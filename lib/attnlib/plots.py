@@ -20,12 +20,12 @@ from matplotlib.ticker import FixedLocator, FuncFormatter, NullFormatter
 __all__ = [
     "use_korean_font",
     "new_figure",
-    "hist_with_density",
     "normal_curve",
     "score_histograms",
     "plain_log_axis",
     "static",
     "View",
+    "ScoreHistograms",
     "KOREAN_FONT",
     "COLORS",
 ]
@@ -81,44 +81,6 @@ def new_figure(
     return fig, axes
 
 
-def hist_with_density(
-    ax,
-    samples,
-    x,
-    density,
-    *,
-    bins=60,
-    label=None,
-    density_label=None,
-    xlabel=None,
-    title=None,
-    xlim=None,
-):
-    """A normalised histogram of ``samples`` with a reference density ``(x, density)`` on top."""
-    ax.hist(
-        samples,
-        bins=bins,
-        range=xlim,
-        density=True,
-        histtype="stepfilled",  # one polygon, not one rectangle per bin: faster to draw
-        color=COLORS["sample"],
-        alpha=0.55,
-        label=label,
-    )
-    ax.plot(x, density, color=COLORS["theory"], lw=2, label=density_label)
-    if xlim is not None:
-        ax.set_xlim(*xlim)
-    if xlabel:
-        ax.set_xlabel(xlabel)
-    if title:
-        ax.set_title(title, fontsize=11)
-    ax.set_yticks([])
-    ax.spines[["top", "right", "left"]].set_visible(False)
-    if label or density_label:
-        ax.legend(frameon=False, fontsize=9, loc="upper right")
-    return ax
-
-
 def normal_curve(sigma: float, half_width: float, n: int = 241):
     """Points ``(x, φ_σ(x))`` of the N(0, σ²) density on ``[-half_width, half_width]``.
 
@@ -129,46 +91,6 @@ def normal_curve(sigma: float, half_width: float, n: int = 241):
 
     x = np.linspace(-half_width, half_width, n)
     return x, np.exp(-0.5 * (x / sigma) ** 2) / (sigma * np.sqrt(2 * np.pi))
-
-
-def score_histograms(s, s_scaled, d_k: int, *, raw_half_width: float = 150.0):
-    """Chapter 1's figure: q·k against N(0, d_k) and q·k/√d_k against N(0, 1), side by side.
-
-    The left axis keeps one range for every d_k so the spread visibly grows with d_k;
-    the right one stays put because dividing by √d_k undoes that growth.
-    """
-    import numpy as np
-
-    s, s_scaled = np.asarray(s, dtype=float), np.asarray(s_scaled, dtype=float)
-    fig, (left, right) = new_figure(width=8.0, height=2.9, ncols=2, layout=None)
-    fig.subplots_adjust(left=0.02, right=0.98, bottom=0.2, top=0.88, wspace=0.08)
-    x, pdf = normal_curve(float(np.sqrt(d_k)), raw_half_width)
-    hist_with_density(
-        left,
-        s,
-        x,
-        pdf,
-        bins=90,
-        xlim=(-raw_half_width, raw_half_width),
-        label="표본",
-        density_label=r"$N(0,\, d_k)$",
-        xlabel=r"$q\cdot k$",
-        title=f"점수 그대로 ($d_k$ = {d_k})",
-    )
-    x, pdf = normal_curve(1.0, 4.5)
-    hist_with_density(
-        right,
-        s_scaled,
-        x,
-        pdf,
-        bins=45,
-        xlim=(-4.5, 4.5),
-        label="표본",
-        density_label=r"$N(0,\, 1)$",
-        xlabel=r"$q\cdot k\,/\sqrt{d_k}$",
-        title=r"$\sqrt{d_k}$로 나눈 점수",
-    )
-    return fig
 
 
 def plain_log_axis(ax, which: str = "y", base: float = 10, ticks=None) -> None:
@@ -296,3 +218,55 @@ class View:
 
     def _repr_png_(self):
         return self.png()
+
+
+class ScoreHistograms(View):
+    """Chapter 1's figure: q·k against N(0, d_k) and q·k/√d_k against N(0, 1), side by side;
+    ``view(s=..., s_scaled=..., d_k=...)`` shows one sample.
+
+    The left axis keeps one range for every d_k so the spread visibly grows with d_k;
+    the right one stays put because dividing by √d_k undoes that growth.  Each panel's
+    height follows its tallest bar (the y axis carries no ticks).
+    """
+
+    def __init__(self, *, raw_half_width: float = 150.0):
+        import numpy as np
+
+        fig, axes = new_figure(width=8.0, height=2.9, ncols=2, layout=None)
+        super().__init__(fig)
+        fig.subplots_adjust(left=0.02, right=0.98, bottom=0.2, top=0.88, wspace=0.08)
+        self.panels = []
+        for ax, half, bins, name, xlabel in [
+            (axes[0], raw_half_width, 90, r"$N(0,\, d_k)$", r"$q\cdot k$"),
+            (axes[1], 4.5, 45, r"$N(0,\, 1)$", r"$q\cdot k\,/\sqrt{d_k}$"),
+        ]:
+            edges = np.linspace(-half, half, bins + 1)
+            hist = ax.stairs(np.zeros(bins), edges, fill=True, color=COLORS["sample"],
+                             alpha=0.55, label="표본")
+            curve, = ax.plot([], [], color=COLORS["theory"], lw=2, label=name)
+            ax.set_xlim(-half, half)
+            ax.set_xlabel(xlabel)
+            ax.set_yticks([])
+            ax.spines[["top", "right", "left"]].set_visible(False)
+            ax.legend(frameon=False, fontsize=9, loc="upper right")
+            self.panels.append((ax, edges, self.track(hist), self.track(curve)))
+        self.title = self.track(axes[0].set_title(" ", fontsize=11))
+        axes[1].set_title(r"$\sqrt{d_k}$로 나눈 점수", fontsize=11)
+
+    def update(self, s, s_scaled, d_k):
+        import numpy as np
+
+        for (ax, edges, hist, curve), x, sigma in zip(
+            self.panels, (s, s_scaled), (float(np.sqrt(d_k)), 1.0), strict=True
+        ):
+            density, _ = np.histogram(np.asarray(x, dtype=float), bins=edges, density=True)
+            grid, pdf = normal_curve(sigma, edges[-1])
+            hist.set_data(density)
+            curve.set_data(grid, pdf)
+            ax.set_ylim(0, 1.05 * max(density.max(), pdf.max()))  # moves only tracked artists
+        self.title.set_text(f"점수 그대로 ($d_k$ = {d_k})")
+
+
+def score_histograms(s, s_scaled, d_k: int, *, raw_half_width: float = 150.0):
+    """One frame of :class:`ScoreHistograms` as a plain figure."""
+    return ScoreHistograms(raw_half_width=raw_half_width)(s=s, s_scaled=s_scaled, d_k=d_k).fig

@@ -233,7 +233,8 @@ class GammaFrame(plots.View):
     """Loss and max p against the step for scores ÷ d_k^γ (the γ = 1/2 run of the same seed in
     grey); ``runs`` maps ``(γ, seed)`` to a History, ``view(gamma=γ, seed=s)`` shows one run.
 
-    The loss axis is fixed over all runs so that runs can be compared as the slider moves.
+    The loss axis fits every run of the shown seed, so runs can be compared as γ moves; a new
+    seed rescales it (a full redraw).
     """
 
     def __init__(self, runs, *, d_k=64, reference_gamma=0.5):
@@ -241,9 +242,13 @@ class GammaFrame(plots.View):
         fig, (ax_l, ax_p) = plots.new_figure(7, 3, ncols=2, sharex=True)
         super().__init__(fig)
         steps = np.arange(len(next(iter(runs.values())).loss))
-        loss = np.concatenate([np.asarray(h.loss, dtype=float) for h in runs.values()])
-        pad = 0.05 * (loss.max() - loss.min())
-        ax_l.set_ylim(loss.min() - pad, loss.max() + pad)
+        self.ylim = {}
+        for seed in {seed for _, seed in runs}:
+            loss = np.concatenate([np.asarray(h.loss, dtype=float)
+                                   for (_, s), h in runs.items() if s == seed])
+            pad = 0.05 * (loss.max() - loss.min())
+            self.ylim[seed] = (loss.min() - pad, loss.max() + pad)
+        self.ax_l, self.seed = ax_l, None
         ax_l.set_xlim(steps[0], steps[-1])
         grey = dict(color=plots.COLORS["muted"], lw=1)
         self.ref_loss, = ax_l.plot(steps, steps * np.nan, label=f"γ = {reference_gamma:g}", **grey)
@@ -265,6 +270,10 @@ class GammaFrame(plots.View):
 
     def update(self, gamma, seed):
         h, ref = self.runs[gamma, seed], self.runs[self.ref, seed]
+        if seed != self.seed:
+            self.ax_l.set_ylim(*self.ylim[seed])
+            self.seed = seed
+            self.redraw_static()
         self.ref_loss.set_ydata(ref.loss)
         self.ref_p.set_ydata(ref.p_target)
         self.loss.set_ydata(h.loss)
