@@ -1,15 +1,18 @@
 """Explorers: a function of a few slider values, shown with sliders that work everywhere.
 
 ``explorer(func, sliders={...}, toggles={...})`` returns one widget.  ``func(**values)``
-returns what to show for one position of the controls: a matplotlib ``Figure``, a
-``str`` (printed as text), an object with ``_repr_html_`` (an HTML table, say), or a
-list/tuple of these.
+returns what to show for one position of the controls: an ``attnlib.plots.View`` (a figure
+built once and updated in place; what every chapter uses, since only its changing artists
+are redrawn, in tens of ms), a matplotlib ``Figure`` (rebuilt per position: simple, but a
+few hundred ms), a ``str`` (printed as text), an object with ``_repr_html_`` (an HTML
+table, say), or a list/tuple of these.  A ``View`` is itself such a function:
+``explorer(view, sliders=...)`` calls ``view(**values)``.
 
 Two modes, chosen by the environment variable ``ATTNLIB_WIDGETS`` (a chapter has one
 code path):
 
 - ``live`` (default; Jupyter, Colab): every change of a control calls ``func`` again
-  and replaces the one output area.
+  and replaces the one output area (positions already shown come from a cache).
 - ``frozen`` (``make book`` sets it): every combination of control values is computed
   once, at build time, into its own ``Output`` widget; nested ``Stack`` widgets hold
   them and each control's ``index`` is ``jslink``-ed to the ``selected_index`` of the
@@ -20,17 +23,16 @@ code path):
 
 Example (a chapter cell)::
 
-    from attnlib import widgets
-    from attnlib import plots
+    from attnlib import numpy as A
+    from attnlib import plots, widgets
 
-    def show(d_k, dtype):
-        fig = plots.new_figure(width=7, height=3)
-        ...                                   # draw with attnlib results
-        return fig, f"d_k = {d_k}"
+    histograms = plots.ScoreHistograms()      # built once
 
-    widgets.explorer(show, sliders={"d_k": [4, 16, 64, 256, 1024]},
-                     toggles={"dtype": ["float32", "float64"]},
-                     initial={"d_k": 64})
+    def show(d_k):
+        s = A.dot_product_samples(d_k, 2000, seed=1)
+        return histograms(s=s, s_scaled=s / d_k**0.5, d_k=d_k), f"std = {s.std():.2f}"
+
+    widgets.explorer(show, sliders={"d_k": [4, 16, 64, 256, 1024]}, initial={"d_k": 64})
 
 Math lives in the backends; this module only arranges controls and outputs.
 """
