@@ -9,7 +9,8 @@ lives here: every contender calls ``attnlib.numpy`` / ``attnlib.torch`` (or torc
   read NumPy allocations through ``tracemalloc``; :func:`saved_bytes` counts what torch autograd
   keeps for the backward; :func:`growth_exponent` fits ``y ∝ x^k``.
 - :func:`row_rule_sweep`, :func:`lse_sweep`, :func:`backend_race`: the three measurements
-  the appendix plots and the suite prints.
+  the appendix plots and the suite prints; :func:`frame_times`: what one slider move of a
+  live explorer costs.
 """
 
 from __future__ import annotations
@@ -25,7 +26,7 @@ import numpy as np
 
 __all__ = ["race", "best", "peak_bytes", "kept_bytes", "saved_bytes", "growth_exponent",
            "jacobian_vjp", "row_rule_sweep", "lse_sweep", "torch_saved_sweep", "backend_race",
-           "inputs"]
+           "inputs", "frame_times"]
 
 
 # ---------------------------------------------------------------- measuring ----
@@ -111,6 +112,19 @@ def saved_bytes(forward: Callable[[], object], inputs=()) -> tuple[object, int]:
     with torch.autograd.graph.saved_tensors_hooks(pack, lambda t: t):
         out = forward()
     return out, sum(seen.values())
+
+
+def frame_times(frame: Callable[..., object], positions) -> list[float]:
+    """Seconds per explorer position, each computed and encoded as a live slider move does it
+    (``frame(**values)`` then ``attnlib.widgets.render_outputs``, fast PNG), in order."""
+    from . import widgets
+
+    times = []
+    for values in positions:
+        t0 = time.perf_counter()
+        widgets.render_outputs(frame(**values), compact=False)
+        times.append(time.perf_counter() - t0)
+    return times
 
 
 def growth_exponent(xs, ys) -> float:
