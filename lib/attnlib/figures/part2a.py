@@ -1,21 +1,23 @@
 """Figures of Part II, first half (chapters 6–10): Jacobian cost, mask fill values, dropout.
 
-Drawing only; every number comes from ``attnlib.numpy``.  Each ``*_frame`` function is one
-position of an explorer and returns ``(Figure, text)``.
+Drawing only; every number comes from ``attnlib.numpy``.  Each explorer figure is a
+``plots.View``: built once, ``view(**values)`` moves it to one position of the explorer and
+leaves the text the chapter prints under it in ``view.text``.
 """
 
 from __future__ import annotations
 
 import numpy as np
+from matplotlib.artist import Artist
 from matplotlib.collections import PatchCollection
-from matplotlib.figure import Figure
+from matplotlib.font_manager import FontProperties
 from matplotlib.patches import Rectangle
 from matplotlib.ticker import FixedLocator, FuncFormatter, NullFormatter
 
 from attnlib import numpy as A
 from attnlib import plots
 
-__all__ = ["heatmap", "jacobian_cost_frame", "mask_fill_frame", "dropout_frame",
+__all__ = ["Heatmap", "JacobianCostView", "MaskFillView", "DropoutView",
            "head_blocks_figure", "dropout_keep_mask"]
 
 
@@ -29,51 +31,104 @@ def _cell_text(v: float) -> str:
     return f"{v:.2f}"
 
 
-def _frame_figure(width, height, ncols, wspace):
-    """Like ``plots.new_figure`` but with fixed margins: explorer frames are drawn many times,
-    and constrained layout would be most of the cost."""
-    plots.use_korean_font()
-    fig = Figure(figsize=(width, height))
-    axes = fig.subplots(1, ncols)
+def _heatmap_figure(width, height, ncols, wspace):
+    """A row of ``ncols`` heatmap axes with fixed margins."""
+    fig, axes = plots.new_figure(width, height, ncols, layout=None)
     fig.subplots_adjust(left=0.06, right=0.99, bottom=0.2, top=0.88, wspace=wspace)
     return fig, axes
 
 
-def heatmap(ax, X, title, *, marked=None, mark="outline", diverging=True, vmax=None,
-            annotate=True):
-    """An annotated heatmap of a small matrix; ``marked`` cells outlined (or crossed)."""
-    X = np.asarray(X, dtype=float)
-    if diverging:
-        lim = vmax or max(float(np.nanmax(np.abs(X))), 1e-12)
-        im = ax.imshow(X, cmap="RdBu_r", vmin=-lim, vmax=lim)
-    else:
-        im = ax.imshow(X, cmap="Blues", vmin=0, vmax=vmax or 1.0)
-    n, m = X.shape
-    for i in range(n if annotate else 0):
-        for j in range(m):
-            v = X[i, j]
-            dark = np.isfinite(v) and abs(im.norm(v) - (0.5 if diverging else 0.0)) > 0.35
-            ax.text(j, i, _cell_text(v), ha="center", va="center", fontsize=6.5,
-                    color="white" if dark else "black")
-    if marked is not None:
-        rows, cols = np.nonzero(np.asarray(marked))
+class _CellLabels(Artist):
+    """The text of every cell of a heatmap as one artist, placed as ``ax.text(j, i, s,
+    ha="center", va="center")`` would place it, at about half the cost (redrawn every frame)."""
+
+    zorder = 3  # as Text
+
+    def __init__(self, ax, shape, fontsize):
+        super().__init__()
+        n, m = shape
+        self.xy = np.array([(j, i) for i in range(n) for j in range(m)], dtype=float)  # (n·m, 2)
+        self.texts, self.colors = [""] * (n * m), ["black"] * (n * m)
+        self.prop = FontProperties(size=fontsize)
+        self._metrics = {}  # (text, dpi) → (width, height, descent) in pixels
+        ax.add_artist(self)
+
+    def _size(self, renderer, s):
+        key = (s, renderer.dpi)
+        if key not in self._metrics:
+            self._metrics[key] = renderer.get_text_width_height_descent(s, self.prop, False)
+        return self._metrics[key]
+
+    def draw(self, renderer):
+        if not self.get_visible():
+            return
+        _, lp_h, lp_d = self._size(renderer, "lp")  # Text's line box: at least as tall as "lp"
+        height = renderer.get_canvas_width_height()[1]
+        gc = renderer.new_gc()
+        for (x, y), s, color in zip(self.axes.transData.transform(self.xy), self.texts,
+                                    self.colors, strict=True):
+            w, h, d = self._size(renderer, s)
+            baseline = y + max(d, lp_d) - max(h, lp_h) / 2
+            gc.set_foreground(color)
+            renderer.draw_text(gc, x - w / 2, height - baseline if renderer.flipy() else baseline,
+                               s, self.prop, 0)
+        gc.restore()
+
+
+class Heatmap:
+    """An annotated heatmap of a small ``shape`` matrix, drawn once; ``set(X, marked)`` changes
+    its values, colours and marked cells (outlined or crossed). ``artists``: what a View tracks."""
+
+    def __init__(self, ax, shape, title, *, mark="outline", diverging=True, vmax=None,
+                 annotate=True):
+        n, m = shape
+        self.diverging, self.vmax = diverging, vmax
+        self.mid = 0.5 if diverging else 0.0  # the norm of the palest colour
+        self.image = ax.imshow(np.zeros(shape), cmap="RdBu_r" if diverging else "Blues",
+                               vmin=-1 if diverging else 0, vmax=1)
+        self.cells = _CellLabels(ax, shape, fontsize=6.5) if annotate else None
         if mark == "outline":
-            boxes = [Rectangle((j - 0.5, i - 0.5), 1, 1) for i, j in zip(rows, cols, strict=True)]
-            ax.add_collection(PatchCollection(boxes, facecolor="none", linestyle="--", lw=1.6,
-                                              edgecolor=plots.COLORS["theory"]))
+            self.marks = ax.add_collection(PatchCollection(
+                [], facecolor="none", linestyle="--", lw=1.6, edgecolor=plots.COLORS["theory"]))
         else:  # one line through every cross: NaN breaks the segments
+            self.marks, = ax.plot([], [], color="0.3", lw=0.8)
+        ax.set_xlim(-0.5, m - 0.5)
+        ax.set_ylim(n - 0.5, -0.5)
+        ax.set_xticks(range(m))
+        ax.set_yticks(range(n))
+        ax.tick_params(labelsize=7, length=0)
+        ax.set_xlabel("키 j", fontsize=8)
+        ax.set_ylabel("질의 i", fontsize=8)
+        ax.set_title(title, fontsize=9)
+        # The frame lines too: drawn under the image they would be hidden where it meets them.
+        self.artists = [self.image, self.marks, *ax.spines.values()]
+        if annotate:
+            self.artists.append(self.cells)
+
+    def set(self, X, marked=None):
+        X = np.asarray(X, dtype=float)
+        if self.diverging:  # the colour limit follows this matrix's own max |X|
+            lim = self.vmax or max(float(np.nanmax(np.abs(X))), 1e-12)
+            self.image.set_clim(-lim, lim)
+        else:
+            self.image.set_clim(0, self.vmax or 1.0)
+        self.image.set_data(X)
+        with np.errstate(invalid="ignore"):
+            shade = np.ma.filled(self.image.norm(X), np.nan)  # (n, m), 0..1 along the colour map
+        dark = np.isfinite(X) & (np.abs(shade - self.mid) > 0.35)
+        if self.cells is not None:
+            self.cells.texts = [_cell_text(v) for v in X.ravel()]
+            self.cells.colors = ["white" if d else "black" for d in dark.ravel()]
+        rows, cols = np.nonzero(np.zeros(X.shape, bool) if marked is None else marked)
+        if isinstance(self.marks, PatchCollection):
+            self.marks.set_paths([Rectangle((j - 0.5, i - 0.5), 1, 1)
+                                  for i, j in zip(rows, cols, strict=True)])
+        else:
             xs, ys = [], []
             for i, j in zip(rows, cols, strict=True):
                 xs += [j - 0.45, j + 0.45, np.nan, j - 0.45, j + 0.45, np.nan]
                 ys += [i - 0.45, i + 0.45, np.nan, i + 0.45, i - 0.45, np.nan]
-            ax.plot(xs, ys, color="0.3", lw=0.8)
-    ax.set_xticks(range(m))
-    ax.set_yticks(range(n))
-    ax.tick_params(labelsize=7, length=0)
-    ax.set_xlabel("키 j", fontsize=8)
-    ax.set_ylabel("질의 i", fontsize=8)
-    ax.set_title(title, fontsize=9)
-    return ax
+            self.marks.set_data(xs, ys)
 
 
 def _unit_axis(axis, units):
@@ -91,69 +146,95 @@ _BYTES = [(1e9, "GB"), (1e6, "MB"), (1e3, "KB"), (1, "B")]
 _SECONDS = [(1, "s"), (1e-3, "ms"), (1e-6, "µs"), (1e-9, "ns")]
 
 
-def jacobian_cost_frame(m, rows):
-    """Memory and time of the explicit-Jacobian VJP vs the row rule, marker at ``m``.
+class JacobianCostView(plots.View):
+    """Memory and time of the explicit-Jacobian VJP vs the row rule; ``view(m=m)`` puts the
+    marker line at m.
 
-    ``rows``: what ``attnlib.perf.row_rule_sweep`` returns (one dict per m, same n, float32).
-    Lines: the bytes the two methods must hold, n·m² and n·m numbers; points: the measurements.
+    ``rows``: what ``attnlib.perf.row_rule_sweep`` returns (one dict per m, same n, float32);
+    ``m_values``: every m the explorer offers (the lines n·m², n·m span them all).
     """
-    n, item = rows[0]["n"], rows[0]["nm_bytes"] // (rows[0]["n"] * rows[0]["m"])
-    ms = np.array([r["m"] for r in rows])
-    grid = np.unique(np.append(ms, m))
-    fig, (ax1, ax2) = plots.new_figure(width=6.4, height=2.8, ncols=2)
-    ax1.loglog(grid, n * grid**2 * item, color=plots.COLORS["theory"], label="야코비안 n·m² (셈)")
-    ax1.loglog(grid, n * grid * item, color=plots.COLORS["sample"], label="행별 규칙 n·m (셈)")
-    ax1.loglog(ms, [r["mem_jacobian"] for r in rows], "o", color=plots.COLORS["theory"], ms=4,
-               label="야코비안 (측정)")
-    ax1.loglog(ms, [r["mem_row"] for r in rows], "s", color=plots.COLORS["sample"], ms=4,
-               label="행별 규칙 (측정)")
-    ax1.set_ylabel("최대 메모리 (바이트)", fontsize=8)
-    ax1.set_title(f"메모리 (n = {n})", fontsize=9)
-    ax2.loglog(ms, [r["t_jacobian"] for r in rows], "o-", color=plots.COLORS["theory"], ms=4,
-               label="야코비안")
-    ax2.loglog(ms, [r["t_row"] for r in rows], "s-", color=plots.COLORS["sample"], ms=4,
-               label="행별 규칙")
-    ax2.set_xlim(ax1.get_xlim())
-    ax2.set_ylabel("초 (가장 빠른 회)", fontsize=8)
-    ax2.set_title("시간 (측정)", fontsize=9)
-    ax1.yaxis.set_major_locator(FixedLocator([1e4, 1e5, 1e6, 1e7, 1e8, 1e9]))
-    _unit_axis(ax1.yaxis, _BYTES)
-    ax2.yaxis.set_major_locator(FixedLocator([1e-6, 1e-5, 1e-4, 1e-3, 1e-2, 1e-1, 1]))
-    _unit_axis(ax2.yaxis, _SECONDS)
-    for ax in (ax1, ax2):
-        ax.xaxis.set_major_locator(FixedLocator([16, 64, 256, 1024]))
-        _unit_axis(ax.xaxis, [])
-        ax.axvline(m, color=plots.COLORS["muted"], lw=1, ls=":")
-        ax.set_xlabel("키의 수 m", fontsize=8)
-        ax.tick_params(labelsize=7)
-        ax.legend(fontsize=6, frameon=False, loc="upper left")
-    jb, rb = n * m * m * item, n * m * item
-    text = f"n = {n}, m = {m}: 야코비안 {jb / 1e6:.3g} MB, 행별 규칙 {rb / 1e3:.3g} KB (비 {m})"
-    row = next((r for r in rows if r["m"] == m), None)
-    if row is None:
-        text += "\n(이 m 은 재지 않았다: 셈만)"
-    else:
-        mem = row["mem_jacobian"] / row["mem_row"]
-        sec = row["t_jacobian"] / row["t_row"]
-        text += f"\n측정: 최대 메모리 비 {mem:.0f}, 시간 비 {sec:.0f}"
-    return fig, text
+
+    def __init__(self, rows, m_values):
+        self.rows = rows
+        self.n = n = rows[0]["n"]
+        self.item = item = rows[0]["nm_bytes"] // (n * rows[0]["m"])
+        ms = np.array([r["m"] for r in rows])
+        grid = np.unique(np.append(ms, m_values))
+        fig, (ax1, ax2) = plots.new_figure(width=6.4, height=2.8, ncols=2)
+        super().__init__(fig)
+        theory, sample = plots.COLORS["theory"], plots.COLORS["sample"]
+        ax1.loglog(grid, n * grid**2 * item, color=theory, label="야코비안 n·m² (셈)")
+        ax1.loglog(grid, n * grid * item, color=sample, label="행별 규칙 n·m (셈)")
+        ax1.loglog(ms, [r["mem_jacobian"] for r in rows], "o", color=theory, ms=4,
+                   label="야코비안 (측정)")
+        ax1.loglog(ms, [r["mem_row"] for r in rows], "s", color=sample, ms=4,
+                   label="행별 규칙 (측정)")
+        ax1.set_ylabel("최대 메모리 (바이트)", fontsize=8)
+        ax1.set_title(f"메모리 (n = {n})", fontsize=9)
+        ax2.loglog(ms, [r["t_jacobian"] for r in rows], "o-", color=theory, ms=4,
+                   label="야코비안")
+        ax2.loglog(ms, [r["t_row"] for r in rows], "s-", color=sample, ms=4, label="행별 규칙")
+        ax2.set_ylabel("초 (가장 빠른 회)", fontsize=8)
+        ax2.set_title("시간 (측정)", fontsize=9)
+        ax1.yaxis.set_major_locator(FixedLocator([1e4, 1e5, 1e6, 1e7, 1e8, 1e9]))
+        _unit_axis(ax1.yaxis, _BYTES)
+        ax2.yaxis.set_major_locator(FixedLocator([1e-6, 1e-5, 1e-4, 1e-3, 1e-2, 1e-1, 1]))
+        _unit_axis(ax2.yaxis, _SECONDS)
+        xlim = ax1.get_xlim()  # the lines span every m offered: one x range for all frames
+        self.markers = []
+        for ax in (ax1, ax2):
+            ax.set_xlim(xlim)
+            ax.xaxis.set_major_locator(FixedLocator([16, 64, 256, 1024]))
+            _unit_axis(ax.xaxis, [])
+            ax.set_xlabel("키의 수 m", fontsize=8)
+            ax.tick_params(labelsize=7)
+            ax.legend(fontsize=6, frameon=False, loc="upper left")
+            self.markers.append(ax.axvline(xlim[0], color=plots.COLORS["muted"], lw=1, ls=":"))
+        self.track(self.markers)
+        self.text = ""
+
+    def update(self, m):
+        for line in self.markers:
+            line.set_xdata([m, m])
+        n, item = self.n, self.item
+        jb, rb = n * m * m * item, n * m * item
+        text = f"n = {n}, m = {m}: 야코비안 {jb / 1e6:.3g} MB, 행별 규칙 {rb / 1e3:.3g} KB (비 {m})"
+        row = next((r for r in self.rows if r["m"] == m), None)
+        if row is None:
+            text += "\n(이 m 은 재지 않았다: 셈만)"
+        else:
+            mem = row["mem_jacobian"] / row["mem_row"]
+            sec = row["t_jacobian"] / row["t_row"]
+            text += f"\n측정: 최대 메모리 비 {mem:.0f}, 시간 비 {sec:.0f}"
+        self.text = text
 
 
-def mask_fill_frame(S0, G, V, hidden, fill, dtype):
-    """P and Δ of the scores S0 with the ``hidden`` cells replaced by ``fill``, in ``dtype``."""
-    dt = np.dtype(dtype)
-    m = S0.shape[-1]
-    parts = A.attention_backward_parts(G.astype(dt), S0.astype(dt), np.eye(m, dtype=dt),
-                                       V.astype(dt), scale=1.0, mask=~hidden, fill=fill)
-    P, D = parts.P, parts.delta
-    fig, (ax1, ax2) = _frame_figure(5.6, 2.7, ncols=2, wspace=0.25)
-    heatmap(ax1, P, "P = softmax(S)", marked=hidden, diverging=False)
-    heatmap(ax2, D, "Δ = P⊙(U − r)", marked=hidden)
-    leak_p, leak_d = float(P[hidden].max()), float(np.abs(D[hidden]).max())
-    label = "-inf" if np.isneginf(fill) else f"{fill:g}"
-    text = (f"fill = {label}, {dt.name}: 가린 자리(점선) max P = {leak_p:.2e}, "
-            f"max |Δ| = {leak_d:.2e}")
-    return fig, text
+class MaskFillView(plots.View):
+    """P and Δ of the scores S0 with the ``hidden`` cells (outlined) replaced by a fill value;
+    ``view(fill=f, dtype=dt)`` recomputes them in that dtype."""
+
+    def __init__(self, S0, G, V, hidden):
+        self.S0, self.G, self.V, self.hidden = S0, G, V, np.asarray(hidden, bool)
+        fig, (ax1, ax2) = _heatmap_figure(5.6, 2.7, ncols=2, wspace=0.25)
+        super().__init__(fig)
+        self.P = Heatmap(ax1, S0.shape, "P = softmax(S)", diverging=False)
+        self.D = Heatmap(ax2, S0.shape, "Δ = P⊙(U − r)")
+        self.track(self.P.artists, self.D.artists)
+        self.text = ""
+
+    def update(self, fill, dtype):
+        dt, hidden = np.dtype(dtype), self.hidden
+        m = self.S0.shape[-1]
+        parts = A.attention_backward_parts(self.G.astype(dt), self.S0.astype(dt),
+                                           np.eye(m, dtype=dt), self.V.astype(dt),
+                                           scale=1.0, mask=~hidden, fill=fill)
+        P, D = parts.P, parts.delta
+        self.P.set(P, hidden)
+        self.D.set(D, hidden)
+        leak_p, leak_d = float(P[hidden].max()), float(np.abs(D[hidden]).max())
+        label = "-inf" if np.isneginf(fill) else f"{fill:g}"
+        self.text = (f"fill = {label}, {dt.name}: 가린 자리(점선) max P = {leak_p:.2e}, "
+                     f"max |Δ| = {leak_d:.2e}")
 
 
 def dropout_keep_mask(n, m, p_drop, seed):
@@ -161,22 +242,35 @@ def dropout_keep_mask(n, m, p_drop, seed):
     return (np.random.default_rng(seed).random((n, m)) >= p_drop).astype(float)
 
 
-def dropout_frame(G, Q, K, V, p_drop, seed):
-    """M, U = (G Vᵀ) ⊙ M/(1 − p) and Δ for one dropout mask; dropped cells crossed."""
-    n, m = Q.shape[-2], K.shape[-2]
-    M = dropout_keep_mask(n, m, p_drop, seed)
-    parts = A.attention_backward_parts(G, Q, K, V, dropout_mask=M, p_drop=p_drop)
-    dropped = M == 0
-    fig, axes = _frame_figure(7.0, 2.0, ncols=3, wspace=0.25)
-    heatmap(axes[0], M, "M (× = 떨어뜨림)", diverging=False, marked=dropped, mark="cross",
-            annotate=False)
-    heatmap(axes[1], parts.U, "U = (GVᵀ)⊙M/(1−p)", marked=dropped, mark="cross")
-    heatmap(axes[2], parts.delta, "Δ = P⊙(U − r)", marked=dropped, mark="cross")
-    r = " ".join(f"{v:+.3f}" for v in parts.r)
-    d_drop = np.abs(parts.delta[dropped]).max() if dropped.any() else 0.0
-    text = (f"p_drop = {p_drop:g}, seed = {seed}: 떨어뜨린 자리 {int(dropped.sum())}개, "
-            f"그 자리 max |Δ| = {d_drop:.3f}\nr = ({r})")
-    return fig, text
+class DropoutView(plots.View):
+    """M, U = (G Vᵀ) ⊙ M/(1 − p) and Δ for one dropout mask, dropped cells crossed;
+    ``view(p_drop=p, seed=s)`` draws the mask ``dropout_keep_mask(n, m, p, s)``."""
+
+    def __init__(self, G, Q, K, V):
+        self.G, self.Q, self.K, self.V = G, Q, K, V
+        shape = (Q.shape[-2], K.shape[-2])  # (n, m)
+        fig, axes = _heatmap_figure(7.0, 2.0, ncols=3, wspace=0.25)
+        super().__init__(fig)
+        self.M = Heatmap(axes[0], shape, "M (× = 떨어뜨림)", diverging=False, mark="cross",
+                         annotate=False)
+        self.U = Heatmap(axes[1], shape, "U = (GVᵀ)⊙M/(1−p)", mark="cross")
+        self.D = Heatmap(axes[2], shape, "Δ = P⊙(U − r)", mark="cross")
+        self.track(self.M.artists, self.U.artists, self.D.artists)
+        self.text = ""
+
+    def update(self, p_drop, seed):
+        n, m = self.Q.shape[-2], self.K.shape[-2]
+        M = dropout_keep_mask(n, m, p_drop, seed)
+        parts = A.attention_backward_parts(self.G, self.Q, self.K, self.V, dropout_mask=M,
+                                           p_drop=p_drop)
+        dropped = M == 0
+        self.M.set(M, dropped)
+        self.U.set(parts.U, dropped)
+        self.D.set(parts.delta, dropped)
+        r = " ".join(f"{v:+.3f}" for v in parts.r)
+        d_drop = np.abs(parts.delta[dropped]).max() if dropped.any() else 0.0
+        self.text = (f"p_drop = {p_drop:g}, seed = {seed}: 떨어뜨린 자리 {int(dropped.sum())}개, "
+                     f"그 자리 max |Δ| = {d_drop:.3f}\nr = ({r})")
 
 
 def head_blocks_figure(dW_Q, H, title="W_Q 의 기울기 |dL/dW_Q|: 헤드마다 제 블록"):

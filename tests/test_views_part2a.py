@@ -1,0 +1,100 @@
+"""The explorer Views of chapters 8–10 (``attnlib.figures.part2a``): a frame reached through
+other frames draws exactly like one reached directly (nothing stale in the cached static part),
+and the text under each frame reports what ``attnlib.numpy`` computes."""
+
+import numpy as np
+import pytest
+
+from attnlib import numpy as A
+from attnlib import perf
+from attnlib.figures import part2a as F
+
+
+def _same_after_detour(make, first, detour, last):
+    """rgba of a view that went first → detour → last equals one that went first → last."""
+    v1, v2 = make(), make()
+    for values in (first, detour, last):
+        v1(**values).rgba(90)
+    for values in (first, last):
+        v2(**values).rgba(90)
+    a, b = v1.rgba(90), v2.rgba(90)
+    assert a.shape == b.shape
+    assert np.array_equal(a, b)
+
+
+@pytest.fixture(scope="module")
+def rows():
+    return perf.row_rule_sweep(8, [16, 32, 64], dtype="float32", rounds=1)
+
+
+def test_jacobian_cost_frames_draw_alike(rows):
+    _same_after_detour(lambda: F.JacobianCostView(rows, [16, 32, 64, 1024]),
+                       dict(m=32), dict(m=1024), dict(m=16))
+
+
+def test_jacobian_cost_text(rows):
+    view = F.JacobianCostView(rows, [16, 32, 64, 1024])
+    row = rows[1]
+    text = view(m=32).text
+    n, item = row["n"], row["nm_bytes"] // (row["n"] * row["m"])
+    assert f"야코비안 {n * 32 * 32 * item / 1e6:.3g} MB" in text
+    assert f"행별 규칙 {n * 32 * item / 1e3:.3g} KB (비 32)" in text
+    assert f"최대 메모리 비 {row['mem_jacobian'] / row['mem_row']:.0f}" in text
+    assert f"시간 비 {row['t_jacobian'] / row['t_row']:.0f}" in text
+    assert "재지 않았다" in view(m=1024).text
+
+
+def _mask_problem():
+    rng = np.random.default_rng(1)
+    S0, G, V = rng.normal(size=(4, 4)), rng.normal(size=(4, 3)), rng.normal(size=(4, 3))
+    hidden = np.triu(np.ones((4, 4), bool), k=1)  # causal: the future keys hidden
+    return S0, G, V, hidden
+
+
+def test_mask_fill_frames_draw_alike():
+    S0, G, V, hidden = _mask_problem()
+    _same_after_detour(lambda: F.MaskFillView(S0, G, V, hidden),
+                       dict(fill=-10.0, dtype="float64"), dict(fill=0.0, dtype="float32"),
+                       dict(fill=-np.inf, dtype="float64"))
+
+
+@pytest.mark.parametrize("fill, dtype", [(-np.inf, "float64"), (-300.0, "float32"),
+                                         (-10.0, "float64"), (0.0, "float32")])
+def test_mask_fill_text(fill, dtype):
+    S0, G, V, hidden = _mask_problem()
+    view = F.MaskFillView(S0, G, V, hidden)(fill=fill, dtype=dtype)
+    dt = np.dtype(dtype)
+    p = A.attention_backward_parts(G.astype(dt), S0.astype(dt), np.eye(4, dtype=dt),
+                                   V.astype(dt), scale=1.0, mask=~hidden, fill=fill)
+    assert view.text.endswith(f"{dt.name}: 가린 자리(점선) max P = {float(p.P[hidden].max()):.2e}, "
+                              f"max |Δ| = {float(np.abs(p.delta[hidden]).max()):.2e}")
+    assert view.D.cells.texts[-1] == f"{p.delta[-1, -1]:.2f}"
+
+
+def _dropout_problem():
+    rng = np.random.default_rng(0)
+    Q, K = rng.normal(size=(4, 8)), rng.normal(size=(6, 8))
+    V, G = rng.normal(size=(6, 4)), rng.normal(size=(4, 4))
+    return G, Q, K, V
+
+
+def test_dropout_frames_draw_alike():
+    G, Q, K, V = _dropout_problem()
+    _same_after_detour(lambda: F.DropoutView(G, Q, K, V), dict(p_drop=0.3, seed=1),
+                       dict(p_drop=0.9, seed=2), dict(p_drop=0.0, seed=0))
+
+
+@pytest.mark.parametrize("p_drop, seed", [(0.0, 0), (0.3, 1), (0.7, 2)])
+def test_dropout_text(p_drop, seed):
+    G, Q, K, V = _dropout_problem()
+    view = F.DropoutView(G, Q, K, V)(p_drop=p_drop, seed=seed)
+    M = F.dropout_keep_mask(4, 6, p_drop, seed)
+    parts = A.attention_backward_parts(G, Q, K, V, dropout_mask=M, p_drop=p_drop)
+    dropped = M == 0
+    d_drop = np.abs(parts.delta[dropped]).max() if dropped.any() else 0.0
+    r = " ".join(f"{v:+.3f}" for v in parts.r)
+    assert view.text == (f"p_drop = {p_drop:g}, seed = {seed}: "
+                         f"떨어뜨린 자리 {int(dropped.sum())}개, "
+                         f"그 자리 max |Δ| = {d_drop:.3f}\nr = ({r})")
+    crossed = np.isfinite(view.U.marks.get_xdata()).sum() // 4  # 4 points per cross
+    assert crossed == dropped.sum()
