@@ -131,13 +131,14 @@ class JacobianPanel(plots.View):
         self.title_p = self.track(ax_p.set_title(" ", fontsize=10))
         self.image = self.track(ax_j.imshow(np.zeros((m, m)), cmap="RdBu_r",
                                             vmin=-0.25, vmax=0.25))
-        self.cells = self.track([ax_j.text(j, i, "0", ha="center", va="center", fontsize=7)
-                                 for i in range(m) for j in range(m)])
+        self.cells = self.track(plots.CellLabels(ax_j, (m, m), fontsize=7))
         ax_j.set_xticks(range(m), [str(j + 1) for j in range(m)])
         ax_j.set_yticks(range(m), [str(i + 1) for i in range(m)])
         ax_j.set_xlabel("j")
         ax_j.set_ylabel("i")
-        self.title_j = self.track(ax_j.set_title(" ", fontsize=10))
+        # the formula is static (mathtext is parsed once); only the number on the right moves
+        ax_j.set_title(r"$J_{ij} = p_i(\delta_{ij} - p_j)$", fontsize=10, loc="left")
+        self.title_j = self.track(ax_j.set_title(" ", fontsize=10, loc="right"))
         fig.colorbar(self.image, ax=ax_j, shrink=0.85)
 
     def update(self, alpha):
@@ -146,10 +147,9 @@ class JacobianPanel(plots.View):
         _set_prob_bars(self.bars, self.labels, p)
         self.title_p.set_text(f"α = {alpha:g}: 최대 p = {max_p:.4f}")
         self.image.set_data(J)
-        for cell, v in zip(self.cells, J.ravel(), strict=True):
-            cell.set_text(_jacobian_cell(v))
-            cell.set_color("white" if abs(v) > 0.15 else "black")
-        self.title_j.set_text(f"$J_{{ij}} = p_i(\\delta_{{ij}} - p_j)$, 최대 |J| = {J_max:.2e}")
+        self.cells.texts = [_jacobian_cell(v) for v in J.ravel()]
+        self.cells.colors = ["white" if abs(v) > 0.15 else "black" for v in J.ravel()]
+        self.title_j.set_text(f"최대 |J| = {J_max:.2e}")
 
 
 def jacobian_panel(scores, alpha, *, d_k=64):

@@ -8,9 +8,7 @@ leaves the text the chapter prints under it in ``view.text``.
 from __future__ import annotations
 
 import numpy as np
-from matplotlib.artist import Artist
 from matplotlib.collections import PatchCollection
-from matplotlib.font_manager import FontProperties
 from matplotlib.patches import Rectangle
 from matplotlib.ticker import FixedLocator, FuncFormatter, NullFormatter
 
@@ -38,43 +36,6 @@ def _heatmap_figure(width, height, ncols, wspace):
     return fig, axes
 
 
-class _CellLabels(Artist):
-    """The text of every cell of a heatmap as one artist, placed as ``ax.text(j, i, s,
-    ha="center", va="center")`` would place it, at about half the cost (redrawn every frame)."""
-
-    zorder = 3  # as Text
-
-    def __init__(self, ax, shape, fontsize):
-        super().__init__()
-        n, m = shape
-        self.xy = np.array([(j, i) for i in range(n) for j in range(m)], dtype=float)  # (n·m, 2)
-        self.texts, self.colors = [""] * (n * m), ["black"] * (n * m)
-        self.prop = FontProperties(size=fontsize)
-        self._metrics = {}  # (text, dpi) → (width, height, descent) in pixels
-        ax.add_artist(self)
-
-    def _size(self, renderer, s):
-        key = (s, renderer.dpi)
-        if key not in self._metrics:
-            self._metrics[key] = renderer.get_text_width_height_descent(s, self.prop, False)
-        return self._metrics[key]
-
-    def draw(self, renderer):
-        if not self.get_visible():
-            return
-        _, lp_h, lp_d = self._size(renderer, "lp")  # Text's line box: at least as tall as "lp"
-        height = renderer.get_canvas_width_height()[1]
-        gc = renderer.new_gc()
-        for (x, y), s, color in zip(self.axes.transData.transform(self.xy), self.texts,
-                                    self.colors, strict=True):
-            w, h, d = self._size(renderer, s)
-            baseline = y + max(d, lp_d) - max(h, lp_h) / 2
-            gc.set_foreground(color)
-            renderer.draw_text(gc, x - w / 2, height - baseline if renderer.flipy() else baseline,
-                               s, self.prop, 0)
-        gc.restore()
-
-
 class Heatmap:
     """An annotated heatmap of a small ``shape`` matrix, drawn once; ``set(X, marked)`` changes
     its values, colours and marked cells (outlined or crossed). ``artists``: what a View tracks."""
@@ -86,7 +47,7 @@ class Heatmap:
         self.mid = 0.5 if diverging else 0.0  # the norm of the palest colour
         self.image = ax.imshow(np.zeros(shape), cmap="RdBu_r" if diverging else "Blues",
                                vmin=-1 if diverging else 0, vmax=1)
-        self.cells = _CellLabels(ax, shape, fontsize=6.5) if annotate else None
+        self.cells = plots.CellLabels(ax, shape, fontsize=6.5) if annotate else None
         if mark == "outline":
             self.marks = ax.add_collection(PatchCollection(
                 [], facecolor="none", linestyle="--", lw=1.6, edgecolor=plots.COLORS["theory"]))
