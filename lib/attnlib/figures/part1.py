@@ -234,7 +234,7 @@ class GammaFrame(plots.View):
     grey); ``runs`` maps ``(γ, seed)`` to a History, ``view(gamma=γ, seed=s)`` shows one run.
 
     The loss axis fits every run of the shown seed, so runs can be compared as γ moves; a new
-    seed rescales it (a full redraw).
+    seed rescales it (the loss y axis is a tracked artist, redrawn with the curves).
     """
 
     def __init__(self, runs, *, d_k=64, reference_gamma=0.5):
@@ -248,7 +248,7 @@ class GammaFrame(plots.View):
                                    for (_, s), h in runs.items() if s == seed])
             pad = 0.05 * (loss.max() - loss.min())
             self.ylim[seed] = (loss.min() - pad, loss.max() + pad)
-        self.ax_l, self.seed = ax_l, None
+        self.ax_l = ax_l
         ax_l.set_xlim(steps[0], steps[-1])
         grey = dict(color=plots.COLORS["muted"], lw=1)
         self.ref_loss, = ax_l.plot(steps, steps * np.nan, label=f"γ = {reference_gamma:g}", **grey)
@@ -266,14 +266,11 @@ class GammaFrame(plots.View):
             ax.spines[["top", "right"]].set_visible(False)
         self.title = fig.suptitle(" ", fontsize=10)
         self.track(self.ref_loss, self.ref_p, self.loss, self.max_p, self.p_target,
-                   self.legend, self.title)
+                   self.legend, self.title, ax_l.yaxis)
 
     def update(self, gamma, seed):
         h, ref = self.runs[gamma, seed], self.runs[self.ref, seed]
-        if seed != self.seed:
-            self.ax_l.set_ylim(*self.ylim[seed])
-            self.seed = seed
-            self.redraw_static()
+        self.ax_l.set_ylim(*self.ylim[seed])
         self.ref_loss.set_ydata(ref.loss)
         self.ref_p.set_ydata(ref.p_target)
         self.loss.set_ydata(h.loss)
