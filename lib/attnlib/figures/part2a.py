@@ -20,12 +20,14 @@ __all__ = ["Heatmap", "JacobianCostView", "MaskFillView", "DropoutView",
 
 
 def _cell_text(v: float) -> str:
+    """A cell's number in at most five characters (it must fit the cell): 0.25, -0.02, 3e-5."""
     if v == 0:
         return "0"
     if not np.isfinite(v):
         return "nan"
     if abs(v) < 1e-3:
-        return f"{v:.1e}"
+        mantissa, exponent = f"{v:.0e}".split("e")
+        return f"{mantissa}e{int(exponent)}"
     return f"{v:.2f}"
 
 

@@ -36,7 +36,6 @@ class OnlineStepView(plots.View):
         fig, (ax, bx) = plots.new_figure(width=6.4, height=3.0, ncols=2,
                                          gridspec_kw={"width_ratios": [1.7, 1]})
         super().__init__(fig)
-        self.ax = ax
 
         j = np.arange(len(s0))
         self.bars = self.track(ax.bar(j, s0, color=_PENDING, width=0.8))
@@ -48,7 +47,9 @@ class OnlineStepView(plots.View):
         pad = 0.05 * (s_all.max() - s_all.min())
         ax.set_ylim(s_all.min() - pad, s_all.max() + pad)  # every order's scores fit
         ax.set_xlabel("키 j", fontsize=8)
-        ax.set_title("점수 $s_j$ (초록: 지금 블록)", fontsize=9)
+        ax.set_title("점수 $s_j$ (초록: 지금 블록)", fontsize=9, loc="left")
+        # m (dashed) and the m before this block (dotted) in words, clear of every bar
+        self.m_title = self.track(ax.set_title(" ", fontsize=9, loc="right"))
         ax.tick_params(labelsize=7)
         ax.spines[["top", "right"]].set_visible(False)
 
@@ -78,17 +79,11 @@ class OnlineStepView(plots.View):
             bar.set_height(v)
             bar.set_color(C["sample"] if j < start else (C["accent"] if j < stop else _PENDING))
         self.m_line.set_ydata([m_k, m_k])
-        self.m_line.set_label(f"m = {m_k:.2f}")
-        handles = [self.m_line]
         shown = bool(np.isfinite(m_prev) and m_prev != m_k)
         self.prev_line.set_visible(shown)
         if shown:
             self.prev_line.set_ydata([m_prev, m_prev])
-            self.prev_line.set_label(f"이전 m = {m_prev:.2f}")
-            handles.append(self.prev_line)
-        self.replace("legend", [])  # first: removing the old legend clears ax.legend_
-        self.replace("legend", [self.ax.legend(handles=handles, frameon=False, fontsize=7,
-                                               loc="lower right")])
+        self.m_title.set_text(f"m = {m_k:.2f}" + (f", 이전 m = {m_prev:.2f}" if shown else ""))
 
         Op = np.asarray(steps.O[:, 0])  # (steps, d_v)
         self.path.set_data(Op[: k + 1, 0], Op[: k + 1, 1])
