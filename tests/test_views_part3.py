@@ -68,7 +68,7 @@ def test_online_step_view_text_matches_backend(online):
 
 def test_block_size_view_no_stale_pixels(blocks):
     Q, K, V, G, masks = blocks
-    make = lambda: figures.BlockSizeView(Q, K, V, G, masks, blocks=[3, 5, 8, 32])  # noqa: E731
+    make = lambda: figures.BlockSizeView(Q, K, V, G, masks)  # noqa: E731
     _same_after_detour(make, dict(block=8, mask="causal"), dict(block=3, mask="none"),
                        dict(block=5, mask="causal"))
     _same_after_detour(make, dict(block=32, mask="none"), dict(block=3, mask="causal"),
@@ -77,7 +77,7 @@ def test_block_size_view_no_stale_pixels(blocks):
 
 def test_block_size_view_text_matches_backend(blocks):
     Q, K, V, G, masks = blocks
-    view = figures.BlockSizeView(Q, K, V, G, masks, blocks=[3, 5, 8, 32])
+    view = figures.BlockSizeView(Q, K, V, G, masks)
     for name, mask in masks.items():
         for b in (3, 5, 8, 32):
             grid = block_grid(32, 32, block_q=b, block_k=b, mask=mask)

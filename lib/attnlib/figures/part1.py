@@ -187,7 +187,7 @@ class JacobianCurves(plots.View):
             for a, label in marks:
                 ax.axvline(a, color=plots.COLORS["muted"], ls="--", lw=1)
                 ax.text(a, ax.get_ylim()[1], label, rotation=90, ha="right", va="top", fontsize=8)
-        ax_j.set_xlim(alphas.min(), alphas.max())
+        ax_j.set_xlim(alphas.min() / 1.15, alphas.max() * 1.15)  # room for the dot at either end
         self.dot_j, = self.track(ax_j.plot([], [], "o", color="black"))
         self.dot_h, = self.track(ax_h.plot([], [], "o", color="black"))
         self.title_j = self.track(ax_j.set_title(" ", fontsize=10))

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import numpy as np
+from matplotlib.ticker import MaxNLocator
 
 from ..plots import COLORS, View, new_figure, plain_log_axis, static
 
@@ -42,7 +43,7 @@ class GradcheckView(View):
         ax.set_ylabel("최대 상대오차")
         self.dK_bars = self.track(bx.bar(["참값", "구현"], [0.0, 0.0], color=COLORS["muted"]))
         bx.set_title(r"$\Vert\partial L/\partial K\Vert$", fontsize=10)
-        bx.set_ylim(0, 1.25 * max(max(norms) for _, norms in frames.values()))  # every frame fits
+        self.bx = self.track(bx.yaxis).axes  # the ‖dK‖ axis follows each frame's true norm
         for a in (ax, bx):
             a.spines[["top", "right"]].set_visible(False)
 
@@ -58,6 +59,7 @@ class GradcheckView(View):
         for b, h in zip(self.dK_bars, dK_norms, strict=True):
             b.set_height(h)
         self.dK_bars[1].set_color(COLORS["theory"] if bug else COLORS["accent"])
+        self.bx.set_ylim(0, 1.25 * max(dK_norms))
 
 
 class ScaleView(View):
@@ -154,11 +156,12 @@ class StackView(View):
         self.post, = self.track(ax.plot([], [], "o-", ms=3, color=COLORS["theory"],
                                         label="post-LN"))
         _log_y(ax)
-        # Limits that fit every frame: x up to the deepest stack, y over all norms.
+        # y fits every frame (sizes compare across depths and α); x follows the depth, so
+        # the x axis is a tracked artist, redrawn with the curves
         values = np.concatenate([np.concatenate(f) for f in frames.values()])
-        max_L = max(depth for depth, _ in frames)
-        ax.set_xlim(-0.02 * max_L, 1.02 * max_L)
         ax.set_ylim(values.min() / 1.3, values.max() * 1.3)
+        self.ax = self.track(ax.xaxis).axes
+        ax.xaxis.set_major_locator(MaxNLocator(integer=True))  # layers are whole numbers
         ax.set_xlabel("층 l (0 = 입력, L = 출력)")
         ax.set_ylabel(r"$\Vert\partial L/\partial x_l\Vert$")
         self.title = self.track(ax.set_title(" ", fontsize=10))
@@ -171,6 +174,7 @@ class StackView(View):
         self.pre.set_data(layers, pre)
         self.post.set_data(layers, post)
         self.title.set_text(f"깊이 L = {len(pre) - 1}, 배수 α = {alpha:g}")
+        self.ax.set_xlim(-0.02 * layers[-1], 1.02 * layers[-1])
 
 
 def depth_scaling(depths, pre_ratio, post_ratio):

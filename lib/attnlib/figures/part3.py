@@ -11,6 +11,7 @@ from __future__ import annotations
 import numpy as np
 from matplotlib.colors import ListedColormap
 from matplotlib.patches import Patch
+from matplotlib.ticker import MaxNLocator
 
 from attnlib import numpy as A
 from attnlib import plots
@@ -99,16 +100,14 @@ _GRID_COLORS = ListedColormap(["#EEEEEE", "#F2C57C", C["sample"]])
 
 class BlockSizeView(plots.View):
     """The block grid of the blockwise backward at ``block_q = block_k = block`` and the count of
-    each kind of block, checked against ``attention_backward``; ``masks``: name → mask or None,
-    ``blocks``: the block sizes shown; ``view(block=b, mask=name)``."""
+    each kind of block, checked against ``attention_backward``; ``masks``: name → mask or None;
+    ``view(block=b, mask=name)``."""
 
-    def __init__(self, Q, K, V, G, masks, *, blocks):
+    def __init__(self, Q, K, V, G, masks):
         self.Q, self.K, self.V, self.G, self.masks = Q, K, V, G, masks
         self.n, self.m = n, m = Q.shape[-2], K.shape[-2]
         self.ref = {name: A.attention_backward(G, Q, K, V, mask=mask)
                     for name, mask in masks.items()}
-        most = max(int(np.bincount(block_grid(n, m, block_q=b, block_k=b, mask=mask).ravel()).max())
-                   for b in blocks for mask in masks.values())
         fig, (ax, bx) = plots.new_figure(width=6.0, height=3.0, ncols=2,
                                          gridspec_kw={"width_ratios": [1, 1.1]})
         super().__init__(fig)
@@ -130,7 +129,9 @@ class BlockSizeView(plots.View):
                                       color=[C["sample"], "#F2C57C", "#BBBBBB"]))
         self.counts = self.track([bx.text(x, 0, "", ha="center", va="bottom", fontsize=8)
                                   for x in range(3)])
-        bx.set_ylim(0, 1.12 * most)  # the most blocks of one kind at any block size and mask
+        self.bx = bx
+        self.track(bx.yaxis)  # the count axis follows each frame (one 32×32 block, or 121 small)
+        bx.yaxis.set_major_locator(MaxNLocator(integer=True))
         bx.set_title("블록 수", fontsize=9)
         bx.tick_params(labelsize=7)
         bx.spines[["top", "right"]].set_visible(False)
@@ -158,6 +159,7 @@ class BlockSizeView(plots.View):
             bar.set_height(c)
             label.set_y(c)
             label.set_text(str(c))
+        self.bx.set_ylim(0, 1.15 * max(counts))
         self.text = (f"블록 {block}×{block}: 블록 {grid.size}개 중 {counts[2]}개 건너뜀, "
                      f"임시 배열 하나 {block * block}개 (P 전체 {n * m}개의 "
                      f"{block * block / (n * m):.1%}), "
