@@ -6,7 +6,7 @@ STAMP  := $(VENV)/.installed
 export PYTHONHASHSEED := 0
 export MPLBACKEND := module://matplotlib_inline.backend_inline
 
-.PHONY: venv vendor book serve test unit nbval browser colab notebooks bench lint clean
+.PHONY: venv vendor book serve lab test unit nbval browser colab notebooks bench lint clean
 
 venv: $(STAMP)
 $(STAMP): requirements.txt lib/pyproject.toml
@@ -32,6 +32,14 @@ PORT ?= 8000
 serve:
 	@test -f _build/html/index.html || $(MAKE) book
 	$(BIN)/python -m http.server --bind 127.0.0.1 --directory _build/html $(PORT)
+
+# JupyterLab for reading the chapters with a live kernel (not needed by the tests), installed
+# next to the pinned packages without changing them.
+LAB_VERSION = 4.6.6
+lab: venv
+	@mkdir -p _build && grep -v '^-e' requirements.txt > _build/constraints.txt
+	$(BIN)/python -m pip install -q "jupyterlab==$(LAB_VERSION)" -c _build/constraints.txt
+	$(BIN)/jupyter lab chapters/
 
 unit: venv vendor
 	$(BIN)/python -m pytest tests -m "not browser and not colab" -q
