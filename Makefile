@@ -39,7 +39,7 @@ LAB_VERSION = 4.6.6
 lab: venv
 	@mkdir -p _build && grep -v '^-e' requirements.txt > _build/constraints.txt
 	$(BIN)/python -m pip install -q "jupyterlab==$(LAB_VERSION)" -c _build/constraints.txt
-	$(BIN)/jupyter lab chapters/
+	$(BIN)/jupyter lab chapters/ $(if $(filter 0,$(shell id -u)),--allow-root)
 
 unit: venv vendor
 	$(BIN)/python -m pytest tests -m "not browser and not colab" -q
