@@ -44,6 +44,29 @@ def test_saved_bytes_counts_what_autograd_keeps():
     assert saved == 8 * 8 * 8  # softmax keeps its output P; q itself is not counted
 
 
+def test_frame_times_renders_each_position_once_in_order():
+    from attnlib import plots
+
+    seen = []
+
+    class Dot(plots.View):
+        def __init__(self):
+            fig, ax = plots.new_figure(2, 2)
+            super().__init__(fig)
+            ax.set_xlim(0, 3)
+            self.dot, = self.track(ax.plot([], [], "o"))
+
+        def update(self, a):
+            seen.append(a)
+            self.dot.set_data([a], [a])
+
+    view = Dot()
+    times = perf.frame_times(view, [{"a": 1}, {"a": 2}, {"a": 0}])
+    assert seen == [1, 2, 0]
+    assert len(times) == 3 and all(t > 0 for t in times)
+    assert view._background is not None  # rendered, not just updated
+
+
 def test_jacobian_vjp_equals_the_row_rule():
     from attnlib import numpy as A
 
