@@ -362,3 +362,29 @@ def test_korean_search(visit):
     SHOTS.mkdir(parents=True, exist_ok=True)
     page.screenshot(path=str(SHOTS / "search.png"), full_page=True)
     _assert_clean(v, "search.html")
+
+
+# ------------------------------------------------------------------- narrow ----
+
+
+def test_pictures_keep_their_shape_on_a_phone(visit):
+    """At a phone's width, output pictures shrink to fit and keep their aspect ratio."""
+    rel = next((r for r in _slider_pages() if r.endswith("03_jacobian.html")), None)
+    if rel is None:
+        _missing("no chapter 3 page")
+    v = visit(rel)
+    page = v.page
+    page.set_viewport_size({"width": 390, "height": 844})
+    _wait_widgets(page, _widget_views(page))
+    shapes = page.eval_on_selector_all(
+        "div.cell_output img, .widget-output img",
+        "els => els.filter(e => e.offsetWidth > 0 && e.naturalWidth > 0).map(e => "
+        "[e.offsetWidth, e.offsetHeight, e.naturalWidth, e.naturalHeight])",
+    )
+    assert shapes, "no visible picture"
+    for w, h, nw, nh in shapes:
+        assert w <= 390, f"a picture is wider than the page: {w}px"
+        assert abs(w / h - nw / nh) < 0.03 * (nw / nh), f"squeezed: {w}×{h} for {nw}×{nh}"
+    SHOTS.mkdir(parents=True, exist_ok=True)
+    page.screenshot(path=str(SHOTS / "phone__03_jacobian.png"))
+    _assert_clean(v, rel)
