@@ -24,8 +24,10 @@ import time
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
-CHROMIUM_FLAGS = ("--headless --no-sandbox --disable-gpu --disable-background-networking "
-                  "--disable-component-update --disable-sync --no-first-run").split()
+if str(ROOT) not in sys.path:  # run as a script: make the benchmarks package importable
+    sys.path.insert(0, str(ROOT))
+
+from benchmarks.book import CHROMIUM, CHROMIUM_ARGS  # noqa: E402
 
 TOY = '''from attnlib import widgets
 widgets.explorer(lambda a: f"a = {a}", sliders={"a": list(range(10))})'''
@@ -142,8 +144,7 @@ def main(argv=None) -> int:
         lab = _start_lab(root, port)
         try:
             with sync_playwright() as p:
-                browser = p.chromium.launch(executable_path="/usr/bin/chromium",
-                                            args=CHROMIUM_FLAGS)
+                browser = p.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
                 for target in targets:
                     page = browser.new_page(viewport={"width": 1400, "height": 1000})
                     _run_notebook(page, f"http://127.0.0.1:{port}/lab/tree/{target}")

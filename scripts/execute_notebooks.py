@@ -7,7 +7,8 @@ For every notebook under the given folders (default: chapters/):
    live mode (``ATTNLIB_WIDGETS=live``), so no frozen frames are produced;
 3. widget state and widget views are stripped (the built book recreates them); text
    and figure outputs stay, including the static picture an explorer leaves beside its
-   widget view, so GitHub and Colab show results before anything runs.
+   widget view, so GitHub and Colab show results before anything runs; consecutive
+   chunks of one stream are joined.
 
     python scripts/execute_notebooks.py [--check] [folder-or-notebook ...]
 
@@ -67,7 +68,10 @@ def set_install_cell(nb) -> bool:
 
 
 def strip(nb) -> None:
-    """Drop widget state, widget views and per-run metadata; keep text and figures."""
+    """Drop widget state, widget views and per-run metadata; keep text and figures.
+
+    Consecutive prints to the same stream are joined into one output: how the kernel happened
+    to flush them is not part of what a cell prints, and would otherwise churn the diff."""
     nb.metadata.pop("widgets", None)
     for cell in nb.cells:
         cell.metadata.pop("execution", None)
@@ -80,6 +84,11 @@ def strip(nb) -> None:
                 del data[WIDGET_VIEW]
                 if not data:
                     continue
+            prev = kept[-1] if kept else None
+            if (out.get("output_type") == "stream" and prev is not None
+                    and prev.get("output_type") == "stream" and prev["name"] == out["name"]):
+                prev["text"] = "".join(prev["text"]) + "".join(out["text"])
+                continue
             kept.append(out)
         cell.outputs = kept
 

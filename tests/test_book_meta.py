@@ -125,3 +125,28 @@ def test_notebook_outputs_stored_without_widget_state(path):
             assert WIDGET_VIEW not in out.get("data", {}), "widget view committed"
             if out.output_type == "stream":
                 assert out.name == "stdout", f"stderr stored: {out.text[:200]!r}"
+
+
+def test_strip_joins_stream_chunks_and_drops_widget_views():
+    import nbformat
+
+    strip = _execute_notebooks_module().strip
+    cell = nbformat.v4.new_code_cell("print(1); print(2)")
+    cell.outputs = [
+        nbformat.v4.new_output("stream", name="stdout", text="1\n"),
+        nbformat.v4.new_output("stream", name="stdout", text="2\n"),
+        nbformat.v4.new_output("stream", name="stderr", text="warn\n"),
+        nbformat.v4.new_output("display_data", data={
+            "application/vnd.jupyter.widget-view+json": {"model_id": "x"},
+            "text/plain": "[탐색기]"}),
+        nbformat.v4.new_output("stream", name="stdout", text="3\n"),
+    ]
+    nb = nbformat.v4.new_notebook(cells=[cell])
+    nb.metadata["widgets"] = {"state": {}}
+    strip(nb)
+    outs = nb.cells[0].outputs
+    assert [(o["output_type"], o.get("name")) for o in outs] == [
+        ("stream", "stdout"), ("stream", "stderr"), ("display_data", None), ("stream", "stdout")]
+    assert outs[0]["text"] == "1\n2\n"
+    assert outs[2]["data"] == {"text/plain": "[탐색기]"}
+    assert "widgets" not in nb.metadata

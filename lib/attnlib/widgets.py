@@ -98,38 +98,24 @@ def _png_output(png: bytes, width: int, height: int) -> dict:
     }
 
 
-def _encode_png(img, compact: bool) -> bytes:
-    """PNG bytes of a PIL image: fast (zlib level 1) or compact (the smaller of a
-    256-colour palette, which keeps anti-aliased line art intact at a third of the bytes,
-    and full colour at the highest level)."""
-    from PIL import Image
-
-    rgb = img.convert("RGB")
-    fast = io.BytesIO()
-    rgb.save(fast, format="png", compress_level=1 if not compact else 9)
-    if not compact:
-        return fast.getvalue()
-    small = io.BytesIO()
-    rgb.quantize(colors=256, method=Image.Quantize.FASTOCTREE).save(
-        small, format="png", optimize=True
-    )
-    return min(fast.getvalue(), small.getvalue(), key=len)
-
-
 def _view_output(view, dpi: float, compact: bool) -> dict:
     """A ``plots.View`` frame: only its changing artists are drawn (see ``View.rgba``)."""
     from PIL import Image
 
+    from .plots import encode_png
+
     with _glyphs_strict():
         rgba = view.rgba(dpi)
     img = Image.fromarray(rgba)
-    return _png_output(_encode_png(img, compact), img.width, img.height)
+    return _png_output(encode_png(img, compact=compact), img.width, img.height)
 
 
 def _figure_output(fig, fmt: str, dpi: float, compact: bool = True) -> dict:
     """A matplotlib Figure as one ``display_data`` output (PNG or SVG)."""
     import matplotlib.pyplot as plt
     from PIL import Image
+
+    from .plots import encode_png
 
     buf = io.BytesIO()
     with _glyphs_strict():
@@ -145,7 +131,7 @@ def _figure_output(fig, fmt: str, dpi: float, compact: bool = True) -> dict:
             "metadata": {},
         }
     img = Image.open(io.BytesIO(buf.getvalue()))
-    return _png_output(_encode_png(img, compact), img.width, img.height)
+    return _png_output(encode_png(img, compact=compact), img.width, img.height)
 
 
 def render_outputs(

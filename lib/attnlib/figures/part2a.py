@@ -63,8 +63,7 @@ class Heatmap:
         ax.set_xlabel("키 j", fontsize=8)
         ax.set_ylabel("질의 i", fontsize=8)
         ax.set_title(title, fontsize=9)
-        # The frame lines too: drawn under the image they would be hidden where it meets them.
-        self.artists = [self.image, self.marks, *ax.spines.values()]
+        self.artists = [self.image, self.marks]
         if annotate:
             self.artists.append(self.cells)
 
