@@ -102,7 +102,7 @@ def browser():
 class Visit:
     """One page load, with every console error and every request recorded."""
 
-    def __init__(self, browser, origin: str, rel: str):
+    def __init__(self, browser, origin: str, rel: str, cpu_slowdown: float = 1):
         self.origin = origin
         self.errors: list[str] = []
         self.outside: list[str] = []
@@ -115,6 +115,9 @@ class Visit:
         self.page.on("request", self._request)
         self.page.on("requestfailed", lambda r: self.failed.append(r.url))
         self.page.on("response", self._response)
+        if cpu_slowdown > 1:  # a slow or busy machine, as Chrome's devtools emulate it
+            cdp = self.context.new_cdp_session(self.page)
+            cdp.send("Emulation.setCPUThrottlingRate", {"rate": cpu_slowdown})
         self.page.goto(f"{origin}/{rel}", wait_until="load")
         self.page.wait_for_load_state("networkidle")
 
@@ -146,8 +149,8 @@ class Visit:
 def visit(browser, origin):
     opened = []
 
-    def _open(rel):
-        v = Visit(browser, origin, rel)
+    def _open(rel, **kw):
+        v = Visit(browser, origin, rel, **kw)
         opened.append(v)
         return v
 
@@ -225,6 +228,18 @@ def test_page(visit, rel):
     SHOTS.mkdir(parents=True, exist_ok=True)
     page.screenshot(path=str(SHOTS / (rel.replace("/", "__")[:-5] + ".png")), full_page=True)
     _assert_clean(v, rel)
+
+
+@pytest.mark.parametrize("slowdown", [1, 6])
+def test_landing_redirect(visit, slowdown):
+    """index.html (the redirect to the root page) logs nothing and asks for nothing missing,
+    also on a machine slow enough that the browser looks for a favicon before redirecting."""
+    if not (HTML / "index.html").is_file():
+        _missing("no index.html in _build/html")
+    v = visit("index.html", cpu_slowdown=slowdown)
+    v.page.wait_for_url(re.compile(r"/intro\.html$"), timeout=30_000)
+    v.page.wait_for_load_state("networkidle")
+    _assert_clean(v, f"index.html (CPU ×{slowdown})")
 
 
 # ------------------------------------------------------------------- sliders ----
