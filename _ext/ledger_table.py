@@ -26,6 +26,7 @@ STATUS_TEXT = {
     "exact": "✔ 자리까지 재현",
     "shape": "≈ 같은 모양 (시드·조건이 다름)",
     "erratum": "≠ 글과 다름 (정오표)",
+    "roundoff": "✔ 반올림 크기 (한계 아래에서 재현)",
     "unchecked": "— 계산할 대상 아님",
     "missing": "✘ 아직 확인하지 않음",
 }
@@ -98,6 +99,8 @@ def _table(app, docname, claims, records):
         item += nodes.Text(" ")
         item += nodes.literal(text=spec.key.split("/", 1)[1])
         ours = rec["ours"] if rec else ("" if spec.status == "unchecked" else "—")
+        if rec and rec.get("measured"):
+            ours += f" (이 빌드의 기계: {rec['measured']})"
         note = [nodes.paragraph(text=STATUS_TEXT[status])]
         if spec.note:
             note.append(nodes.paragraph("", "", nodes.emphasis(text=spec.note)))

@@ -75,8 +75,38 @@ def test_bad_claims_are_refused(key, value, word):
 def test_every_listed_claim_is_well_formed():
     for key, spec in claims.CLAIMS.items():
         assert key == spec.key and spec.article in ledger.ARTICLES
-        assert spec.status in ("exact", "shape", "erratum", "unchecked")
+        assert spec.status in ("exact", "shape", "erratum", "unchecked", "roundoff")
         assert spec.status == "exact" or spec.note, key
+        assert (spec.bound is not None) == (spec.status == "roundoff"), key
+        if spec.status == "roundoff":  # the article's own value is round-off under our bound
+            assert all(abs(float(e.replace("−", "-"))) < spec.bound for e in spec.expected), key
         if spec.status in ("exact", "erratum"):
             for e in spec.expected:
                 ledger.format_like(0.0, e)  # parseable
+
+
+def test_roundoff_claim_prints_the_bound_not_the_digits(tmp_path, monkeypatch, capsys):
+    monkeypatch.setenv("ATTNLIB_CLAIMS_DIR", str(tmp_path))
+    for residue in (5.551115123125783e-16, 5.828670879282072e-16, -3e-17):
+        ledger.claim("07_batch_heads/row_sums", residue)
+    lines = capsys.readouterr().out.splitlines()
+    assert len(set(lines)) == 1 and "< 1e-14" in lines[0] and lines[0].startswith("✔")
+    rec = json.loads(next(tmp_path.glob("*.jsonl")).read_text().splitlines()[0])
+    assert rec["status"] == "roundoff" and rec["measured"] == "5.55e-16"
+
+
+def test_roundoff_claim_above_its_bound_fails_naming_it():
+    with pytest.raises(ledger.ClaimError, match="07_batch_heads/head_vs_2d.*1.00e-06"):
+        ledger.claim("07_batch_heads/head_vs_2d", 1e-6)
+    with pytest.raises(ledger.ClaimError, match="NaN"):
+        ledger.claim("07_batch_heads/head_vs_2d", float("nan"))
+
+
+def test_below_prints_a_bound_and_refuses_more_than_roundoff():
+    np = pytest.importorskip("numpy")
+    assert ledger.below(np.full((2, 3, 4), -2e-16), 1e-15) == "< 1e-15"
+    assert ledger.below(0.0, 1e-15) == "< 1e-15"
+    with pytest.raises(ledger.ClaimError, match="2.000e-15.*1e-15"):
+        ledger.below([[0.0, -2e-15]], 1e-15)
+    with pytest.raises(ledger.ClaimError, match="nan"):
+        ledger.below(float("nan"), 1e-15)

@@ -9,6 +9,11 @@ printed, and how the book treats it:
 - ``shape``: the article gives no seed, so a chapter computes the same quantity with
   its own seed and ``note`` says what differs;
 - ``erratum``: the book's computation disagrees; ``note`` says why;
+- ``roundoff``: a residue at the level of floating-point round-off (a row sum that is 0 in
+  exact arithmetic, the gap between two orders of summation, a gradient check's error).
+  Its last digits depend on the order in which the CPU's BLAS and SIMD kernels add, not on
+  the math, so a chapter checks it against ``bound``: every value it computes, and the
+  article's own, must stay below it; ``note`` says what the bound means;
 - ``unchecked``: nothing to compute (a definition, a rounding of another entry, a
   number with no stated inputs); ``note`` says what the book shows instead.
 
@@ -31,10 +36,11 @@ class ArticleClaim:
     expected: tuple[str, ...]
     status: str = "exact"
     note: str = ""
+    bound: float | None = None  # for status "roundoff": every |value| stays below it
 
 
-def _c(key, article, where, text, *expected, status="exact", note=""):
-    return ArticleClaim(key, article, where, text, tuple(expected), status, note)
+def _c(key, article, where, text, *expected, status="exact", note="", bound=None):
+    return ArticleClaim(key, article, where, text, tuple(expected), status, note, bound)
 
 
 _A, _B = "000", "002"
@@ -112,20 +118,26 @@ _LIST = [
     _c("04_experiment/frozen_digits", _A, "본문",
        "400걸음째까지 손실의 소수점 여섯 자리가 그대로", "0.000000"),
     _c("04_experiment/gradcheck_ds", _A, "코드 뒤 본문", "ds 줄의 기울기 검사 최대 상대오차",
-       "1.1e-10", status="shape",
-       note="글은 검사의 점(q, 스텝)과 h를 밝히지 않는다; 장은 t=0의 q에서 h=1e-5로 잰 값을 보인다"),
+       "1.1e-10", status="roundoff", bound=1e-9,
+       note="글은 검사의 점(q, 스텝)과 h를 밝히지 않는다; 장은 t=0의 q에서 h=1e-5로 잰다. "
+            "중앙 차분의 오차(h² 와 반올림/h)는 10⁻¹⁰ 안팎이고 끝자리는 CPU 의 합산 순서를 "
+            "따르므로, 둘 다 10⁻⁹ 아래인지를 본다 — 식이 틀리면 오차는 10⁻² 보다 크다"),
     _c("05_devices/init_factor", _A, "§초기화·LayerNorm — 본문",
        "W_Q, W_K 를 '분산'에서 1/⁴√d_k 배 줄이면 초기 점수 분산이 1", "1.000", status="erratum",
        note="분산을 1/⁴√d_k 배 줄이면 점수 분산은 d_k/√d_k = √d_k 가 된다; 1로 만들려면 "
             "표준편차를 1/⁴√d_k 배 (분산을 1/√d_k 배) 줄여야 한다"),
     # ---------------------------------------------------------------- article 002
     _c("07_batch_heads/head_vs_2d", _B, "§배치와 헤드 축 — 코드 주석",
-       "헤드 하나를 2차원으로 다시 계산한 dQ와의 최대 차이", "2.220446049250313e-16"),
+       "헤드 하나를 2차원으로 다시 계산한 dQ와의 최대 차이", "2.220446049250313e-16",
+       status="roundoff", bound=1e-14,
+       note="글의 값은 2⁻⁵², 곧 1 근처 float64 의 간격 하나다. 마지막 자리는 두 계산이 더하는 "
+            "순서(CPU 의 BLAS 커널, SIMD 폭)를 따르므로 자리 대신 한계로 본다: 10⁻¹⁴ 는 크기 1 "
+            "안팎의 값에서 반올림 수십 번이고, 식이 틀리면 차이는 10⁻² 를 넘는다"),
     _c("07_batch_heads/row_sums", _B, "§배치와 헤드 축 — 코드 주석",
-       "Δ 행 합의 최대 절댓값", "5.551115123125783e-16", status="shape",
-       note="반올림 몇 번 크기(2⁻⁵³ 의 몇 배)라는 점은 같지만 마지막 자리는 NumPy 의 합산 순서"
-            "(CPU 의 SIMD 폭, 버전)에 따라 다르다; 이 책의 빌드 기계에서 글의 코드 그대로 "
-            "5.828670879282072e-16"),
+       "Δ 행 합의 최대 절댓값", "5.551115123125783e-16", status="roundoff", bound=1e-14,
+       note="정확한 산술에서는 0 이다(12장). 글의 값은 2⁻⁵³ 의 다섯 배, 반올림 몇 번 크기이고 "
+            "마지막 자리는 NumPy 의 합산 순서(CPU 의 SIMD 폭, BLAS 커널, 버전)를 따른다 — "
+            "기계에 따라 5.55·10⁻¹⁶, 5.83·10⁻¹⁶ 등으로 찍힌다. 그래서 10⁻¹⁴ 아래인지를 본다"),
     _c("08_row_rule/jacobian_numbers", _B, "§야코비안의 크기", "1024³", "1073741824"),
     _c("08_row_rule/jacobian_gb", _B, "§야코비안의 크기", "float32 야코비안 (GB)", "4.29"),
     _c("08_row_rule/row_rule_mb", _B, "§야코비안의 크기", "행별 규칙 (MB)", "4.19"),
@@ -175,7 +187,10 @@ _LIST = [
     _c("15_verify/delta", _B, "§다섯 줄 backward — 코드 주석", "dS",
        "-0.0231", "-0.0532", "0.0763", "-0.0292", "-0.0235", "0.0527"),
     _c("15_verify/row_sums", _B, "§다섯 줄 backward — 코드 주석", "행 합 (12자리 반올림)",
-       "-0.0", "-0.0"),
+       "-0.0", "-0.0", status="roundoff", bound=1e-15,
+       note="글의 -0.0 은 반올림 크기의 음수를 12자리에서 반올림한 것이다. 그 부호는 exp 와 "
+            "합의 마지막 비트를 따르므로(기계의 수학 라이브러리에 따라 다를 수 있다) 부호 대신 "
+            "|행 합| 이 10⁻¹⁵ 아래인지를 본다"),
     _c("15_verify/dQ", _B, "§다섯 줄 backward — 코드 주석", "dQ",
        "-0.0551", "-0.0139", "-0.0343", "0.0441", "-0.0455", "-0.0160", "-0.0293", "0.0378"),
     _c("15_verify/dV", _B, "§다섯 줄 backward — 코드 주석", "dV",
@@ -185,9 +200,13 @@ _LIST = [
     _c("15_verify/gradcheck", _B, "§기울기 검사 — 코드 주석", "기울기 검사 Q, K, V",
        "5.48e-10", "9.22e-10", "6.71e-11"),
     _c("15_verify/lse_P", _B, "§LSE와 r — 코드 주석", "되살린 P 와 저장한 P 의 최대 차이",
-       "5.551115123125783e-17"),
+       "5.551115123125783e-17", status="roundoff", bound=1e-15,
+       note="P ≤ 1 의 반올림 한두 번 크기(글: 2⁻⁵⁴). 마지막 자리는 NumPy 의 exp·합 구현(SIMD)을 "
+            "따라 기계마다 다르다(1.1·10⁻¹⁶ 로도 찍힌다) — 10⁻¹⁵ 아래인지를 본다"),
     _c("15_verify/lse_delta", _B, "§LSE와 r — 코드 주석", "두 Δ 의 최대 차이",
-       "2.220446049250313e-16"),
+       "2.220446049250313e-16", status="roundoff", bound=1e-14,
+       note="U 의 크기가 10 안팎이라 반올림 한 번이 10⁻¹⁵ 대다(글: 2⁻⁵²). 마지막 자리는 기계마다 "
+            "다르므로(4.4·10⁻¹⁶ 로도 찍힌다) 10⁻¹⁴ 아래인지를 본다"),
     _c("15_verify/stored", _B, "§LSE와 r — 코드 주석", "저장한 수: P 와 lse", "60", "6"),
 ]
 

@@ -9,7 +9,11 @@ build, fails with a message naming the claim.
 
 Statuses (set in :mod:`attnlib.claims`): ``"exact"`` (a mismatch is an error),
 ``"shape"`` (printed beside the article's number, not compared), ``"erratum"``
-(checked the other way round: if the two ever agree, the erratum is stale).
+(checked the other way round: if the two ever agree, the erratum is stale),
+``"roundoff"`` (a round-off residue: printed and checked as the bound it stays under, so
+the printed line is the same on every CPU; above the bound is an error).
+
+:func:`below` prints any other round-off quantity the same way.
 
 Records go, one JSON object per line, to ``$ATTNLIB_CLAIMS_DIR/<pid>.jsonl`` when
 that environment variable is set (the book build sets it); the appendix page
@@ -26,7 +30,7 @@ from dataclasses import asdict, dataclass
 
 from .claims import CLAIMS
 
-__all__ = ["ClaimError", "Claim", "claim", "format_like", "records"]
+__all__ = ["ClaimError", "Claim", "below", "claim", "format_like", "records"]
 
 ARTICLES = {
     "000": "√d_k는 어디서 나왔나",
@@ -50,6 +54,7 @@ class Claim:
     status: str
     ok: bool
     note: str = ""
+    measured: str = ""  # "roundoff": what this machine computed (the ledger page shows it)
 
 
 _NUM = re.compile(r"^\s*([+-]?)(\d*)(?:\.(\d*))?(?:[eE]([+-]?\d+))?\s*$")
@@ -112,14 +117,24 @@ def claim(key: str, value) -> object:
             raise ClaimError(f"claim {key!r}: computed NaN, the article prints {spec.expected}")
         ours = tuple(format_like(v, e) for v, e in zip(values, spec.expected, strict=True))
         agree = ours == tuple(_normalise(e) for e in spec.expected)
-    ok = {"exact": agree, "erratum": not agree, "shape": True}[spec.status]
+    measured = ""
+    if spec.status == "roundoff":
+        measured = ", ".join(f"{abs(v):.2e}" for v in values)
+        agree = all(abs(v) < spec.bound for v in values)
+        ours = (f"< {spec.bound:g}",) if agree else (measured,)
+    ok = {"exact": agree, "erratum": not agree, "shape": True, "roundoff": agree}[spec.status]
     rec = Claim(key, spec.article, spec.where, ", ".join(spec.expected), ", ".join(ours),
-                spec.status, ok, spec.note)
+                spec.status, ok, spec.note, measured)
     _RECORDS.append(rec)
     _write(rec)
-    mark = {"exact": "✔" if ok else "✘", "shape": "≈", "erratum": "≠"}[spec.status]
-    print(f"{mark} {key}: {rec.ours}  (글: {rec.expected})")
+    mark = {"exact": "✔", "roundoff": "✔", "shape": "≈", "erratum": "≠"}[spec.status]
+    print(f"{mark if ok else '✘'} {key}: {rec.ours}  (글: {rec.expected})")
     if not ok:
+        if spec.status == "roundoff":
+            raise ClaimError(
+                f"claim {key!r} ({ARTICLES[spec.article]}, {spec.where}): computed {measured}, "
+                f"not below {spec.bound:g}; far more than round-off, so the computation changed"
+            )
         if spec.status == "exact":
             raise ClaimError(
                 f"claim {key!r} ({ARTICLES[spec.article]}, {spec.where}): computed {rec.ours}, "
@@ -130,6 +145,27 @@ def claim(key: str, value) -> object:
             f"with the article's {rec.expected}: update its status"
         )
     return value
+
+
+def below(value, bound: float) -> str:
+    """A round-off quantity printed as the bound it stays under (``"< 1e-15"``): the same
+    text on every CPU.  ``value`` is a number or an array (its largest ``|·|`` counts); at or
+    above ``bound``, or NaN, is a :class:`ClaimError` that names the value."""
+    if hasattr(value, "tolist"):
+        value = value.tolist()
+    values = list(_flat(value))
+    worst = max((abs(v) for v in values), default=0.0)
+    if not worst < bound:  # also catches NaN
+        raise ClaimError(f"value: {worst:.3e} is not below {bound:g}; more than round-off")
+    return f"< {bound:g}"
+
+
+def _flat(value):
+    if isinstance(value, (list, tuple)):
+        for v in value:
+            yield from _flat(v)
+    else:
+        yield float(value)
 
 
 def _as_floats(key: str, value) -> list[float]:
