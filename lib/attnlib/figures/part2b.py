@@ -28,6 +28,8 @@ class GradcheckView(View):
     """Left: worst relative error of each gradient (log scale); right: ‖dK‖ true vs implemented.
     ``frames[d_k, bug] = (errors, dK_norms)``; ``view(d_k=..., bug=...)`` shows one."""
 
+    ROUNDOFF = 1e-8  # a passing check's error: central differences' own, shown as a bound
+
     def __init__(self, frames, *, threshold=1e-6):
         self.frames, self.threshold = frames, threshold
         fig, (ax, bx) = new_figure(6.4, 2.9, ncols=2, gridspec_kw={"width_ratios": [3, 2]})
@@ -54,7 +56,7 @@ class GradcheckView(View):
             b.set_height(e)
             b.set_color(COLORS["theory"] if e > self.threshold else COLORS["accent"])
             label.set_y(e * 1.5)
-            label.set_text(f"{e:.1e}")
+            label.set_text(f"{e:.1e}" if e >= self.ROUNDOFF else f"< {self.ROUNDOFF:.0e}")
         self.title.set_text(f"기울기 검사 (d_k = {d_k}, 버그 {'켬' if bug else '끔'})")
         for b, h in zip(self.dK_bars, dK_norms, strict=True):
             b.set_height(h)
