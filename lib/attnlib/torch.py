@@ -129,6 +129,10 @@ class TorchOps:
         return x.is_floating_point()
 
     @staticmethod
+    def is_bool(x):
+        return x.dtype == torch.bool
+
+    @staticmethod
     def to_numpy(x):
         return x.detach().cpu().numpy()
 
@@ -156,14 +160,18 @@ __all__ = install(ops, globals()) + ["AttentionFunction", "attention_autograd"]
 class AttentionFunction(torch.autograd.Function):
     """O = attention(Q, K, V); its backward is the five-line rule on the saved P (not autograd).
 
-    ``AttentionFunction.apply(Q, K, V, scale, mask, fill, dropout_mask, p_drop)``.
+    ``AttentionFunction.apply(Q, K, V, scale, mask, fill, dropout_mask, p_drop, is_causal,
+    fully_masked, enable_gqa)`` (the arguments after V may be left off).
     """
 
     @staticmethod
     def forward(ctx, Q, K, V, scale=None, mask=None, fill=-float("inf"), dropout_mask=None,
-                p_drop=0.0):
+                p_drop=0.0, is_causal=False, fully_masked="nan", enable_gqa=False):
         with torch.no_grad():
-            a = _validate.attention_args(ops, Q, K, V, scale, mask, fill, dropout_mask, p_drop)
+            a = _validate.attention_args(ops, Q, K, V, scale=scale, mask=mask, fill=fill,
+                                         is_causal=is_causal, fully_masked=fully_masked,
+                                         enable_gqa=enable_gqa, dropout_mask=dropout_mask,
+                                         p_drop=p_drop)
             P = _attention._probabilities(ops, a)  # (..., n, m)
             O = _attention._dropped(ops, a, P) @ a.V  # (..., n, d_v)
         ctx.args = a._replace(Q=None, K=None, V=None)
@@ -176,11 +184,12 @@ class AttentionFunction(torch.autograd.Function):
         Q, K, V, P = ctx.saved_tensors
         a = ctx.args._replace(Q=Q, K=K, V=V)
         with torch.no_grad():
-            dQ, dK, dV = _attention.five_lines(ops, a, G.to(Q.dtype), P)[-3:]
-        return dQ, dK, dV, None, None, None, None, None
+            parts = _attention.five_lines(ops, a, G.to(Q.dtype), P)
+        return (parts.dQ, parts.dK, parts.dV) + (None,) * 8
 
 
-def attention_autograd(Q, K, V, *, scale=None, mask=None, fill=-float("inf"), dropout_mask=None,
-                       p_drop=0.0):
+def attention_autograd(Q, K, V, *, scale=None, mask=None, fill=-float("inf"), is_causal=False,
+                       fully_masked="nan", enable_gqa=False, dropout_mask=None, p_drop=0.0):
     """O through ``AttentionFunction``: autograd calls the five-line backward."""
-    return AttentionFunction.apply(Q, K, V, scale, mask, fill, dropout_mask, p_drop)
+    return AttentionFunction.apply(Q, K, V, scale, mask, fill, dropout_mask, p_drop, is_causal,
+                                   fully_masked, enable_gqa)
