@@ -5,10 +5,13 @@ Tensors keep their device and dtype; integer and boolean inputs become the defau
 NumPy arrays and lists are converted with ``torch.as_tensor`` (on Q's device).
 
 Conventions: ``S = scale · Q Kᵀ`` with ``scale = 1/sqrt(d_k)`` by default (a multiplier α is
-``scale=α/sqrt(d_k)``); ``mask`` is boolean, True where a query may attend a key (as SDPA's
-boolean ``attn_mask``), masked scores are replaced by ``fill`` (default ``-inf``); ``dropout_mask``
-M is 0/1 shaped like P and ``P̃ = P ⊙ M / (1 − p_drop)``. Shapes: Q (..., n, d_k),
-K (..., m, d_k), V (..., m, d_v), S P U Δ (..., n, m), O G (..., n, d_v), r lse (..., n).
+``scale=α/sqrt(d_k)``); ``mask`` as SDPA's ``attn_mask``: boolean (True where a query may
+attend a key, masked scores replaced by ``fill``, default ``-inf``) or float (added to the
+scores); ``is_causal=True`` (upper left, as SDPA); ``fully_masked="nan"`` (the math) or ``"zero"``
+(SDPA, flash-attention) for rows with every key masked; ``enable_gqa=True`` for K, V with fewer
+heads than Q; ``dropout_mask`` M is 0/1 shaped like P and ``P̃ = P ⊙ M / (1 − p_drop)``. Shapes:
+Q (..., n, d_k), K (..., m, d_k), V (..., m, d_v), S P U Δ (..., n, m), O G (..., n, d_v),
+r lse (..., n). ``causal_mask(n, m, align=...)`` builds SDPA's or flash-attention's causal mask.
 
 Beyond the shared API: ``AttentionFunction`` (a ``torch.autograd.Function`` whose backward is the
 five-line rule) and ``attention_autograd(Q, K, V, **kw) -> O``.
