@@ -37,13 +37,16 @@ def test_core_api_names_public():
 
 
 def test_keywords():
-    kw = ["scale", "mask", "fill", "dropout_mask", "p_drop"]
+    kw = ["scale", "mask", "fill", "is_causal", "fully_masked", "enable_gqa", "dropout_mask",
+          "p_drop"]
     for fn in (N.attention, N.attention_backward, N.attention_lse, N.attention_backward_lse,
-               N.attention_backward_parts):
+               N.attention_backward_parts, N.attention_blockwise, N.attention_blockwise_backward,
+               N.attention_blockwise_steps, T.attention_autograd):
         params = inspect.signature(fn).parameters
         for k in kw:
             assert params[k].kind is inspect.Parameter.KEYWORD_ONLY, (fn.__name__, k)
-    assert inspect.signature(N.attention).parameters["fill"].default == -np.inf
+        assert params["fill"].default == -np.inf and params["fully_masked"].default == "nan"
+        assert params["is_causal"].default is False and params["enable_gqa"].default is False
 
 
 def test_import_without_torch():

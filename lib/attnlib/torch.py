@@ -5,10 +5,13 @@ Tensors keep their device and dtype; integer and boolean inputs become the defau
 NumPy arrays and lists are converted with ``torch.as_tensor`` (on Q's device).
 
 Conventions: ``S = scale · Q Kᵀ`` with ``scale = 1/sqrt(d_k)`` by default (a multiplier α is
-``scale=α/sqrt(d_k)``); ``mask`` is boolean, True where a query may attend a key (as SDPA's
-boolean ``attn_mask``), masked scores are replaced by ``fill`` (default ``-inf``); ``dropout_mask``
-M is 0/1 shaped like P and ``P̃ = P ⊙ M / (1 − p_drop)``. Shapes: Q (..., n, d_k),
-K (..., m, d_k), V (..., m, d_v), S P U Δ (..., n, m), O G (..., n, d_v), r lse (..., n).
+``scale=α/sqrt(d_k)``); ``mask`` as SDPA's ``attn_mask``: boolean (True where a query may
+attend a key, masked scores replaced by ``fill``, default ``-inf``) or float (added to the
+scores); ``is_causal=True`` (upper left, as SDPA); ``fully_masked="nan"`` (the math) or ``"zero"``
+(SDPA, flash-attention) for rows with every key masked; ``enable_gqa=True`` for K, V with fewer
+heads than Q; ``dropout_mask`` M is 0/1 shaped like P and ``P̃ = P ⊙ M / (1 − p_drop)``. Shapes:
+Q (..., n, d_k), K (..., m, d_k), V (..., m, d_v), S P U Δ (..., n, m), O G (..., n, d_v),
+r lse (..., n). ``causal_mask(n, m, align=...)`` builds SDPA's or flash-attention's causal mask.
 
 Beyond the shared API: ``AttentionFunction`` (a ``torch.autograd.Function`` whose backward is the
 five-line rule) and ``attention_autograd(Q, K, V, **kw) -> O``.
@@ -129,6 +132,10 @@ class TorchOps:
         return x.is_floating_point()
 
     @staticmethod
+    def is_bool(x):
+        return x.dtype == torch.bool
+
+    @staticmethod
     def to_numpy(x):
         return x.detach().cpu().numpy()
 
@@ -156,14 +163,18 @@ __all__ = install(ops, globals()) + ["AttentionFunction", "attention_autograd"]
 class AttentionFunction(torch.autograd.Function):
     """O = attention(Q, K, V); its backward is the five-line rule on the saved P (not autograd).
 
-    ``AttentionFunction.apply(Q, K, V, scale, mask, fill, dropout_mask, p_drop)``.
+    ``AttentionFunction.apply(Q, K, V, scale, mask, fill, dropout_mask, p_drop, is_causal,
+    fully_masked, enable_gqa)`` (the arguments after V may be left off).
     """
 
     @staticmethod
     def forward(ctx, Q, K, V, scale=None, mask=None, fill=-float("inf"), dropout_mask=None,
-                p_drop=0.0):
+                p_drop=0.0, is_causal=False, fully_masked="nan", enable_gqa=False):
         with torch.no_grad():
-            a = _validate.attention_args(ops, Q, K, V, scale, mask, fill, dropout_mask, p_drop)
+            a = _validate.attention_args(ops, Q, K, V, scale=scale, mask=mask, fill=fill,
+                                         is_causal=is_causal, fully_masked=fully_masked,
+                                         enable_gqa=enable_gqa, dropout_mask=dropout_mask,
+                                         p_drop=p_drop)
             P = _attention._probabilities(ops, a)  # (..., n, m)
             O = _attention._dropped(ops, a, P) @ a.V  # (..., n, d_v)
         ctx.args = a._replace(Q=None, K=None, V=None)
@@ -176,11 +187,12 @@ class AttentionFunction(torch.autograd.Function):
         Q, K, V, P = ctx.saved_tensors
         a = ctx.args._replace(Q=Q, K=K, V=V)
         with torch.no_grad():
-            dQ, dK, dV = _attention.five_lines(ops, a, G.to(Q.dtype), P)[-3:]
-        return dQ, dK, dV, None, None, None, None, None
+            parts = _attention.five_lines(ops, a, G.to(Q.dtype), P)
+        return (parts.dQ, parts.dK, parts.dV) + (None,) * 8
 
 
-def attention_autograd(Q, K, V, *, scale=None, mask=None, fill=-float("inf"), dropout_mask=None,
-                       p_drop=0.0):
+def attention_autograd(Q, K, V, *, scale=None, mask=None, fill=-float("inf"), is_causal=False,
+                       fully_masked="nan", enable_gqa=False, dropout_mask=None, p_drop=0.0):
     """O through ``AttentionFunction``: autograd calls the five-line backward."""
-    return AttentionFunction.apply(Q, K, V, scale, mask, fill, dropout_mask, p_drop)
+    return AttentionFunction.apply(Q, K, V, scale, mask, fill, dropout_mask, p_drop, is_causal,
+                                   fully_masked, enable_gqa)

@@ -25,6 +25,7 @@ API = (
     softmax.entropy,
     softmax.softmax_jacobian,
     softmax.softmax_vjp,
+    attention.causal_mask,
     attention.scores,
     attention.attention,
     attention.attention_backward,

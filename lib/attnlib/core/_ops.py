@@ -16,7 +16,7 @@ Contract of a namespace (``NumpyOps`` below is the reference; ``attnlib.torch.To
 ``exp_ isub imul idiv``  in place when that is safe (no autograd on ``x``), else a new array
 ``sum max any``     reductions ``(x, axis, keepdims=False)``
 ``where mT eye einsum stack copy detach broadcast_to``  as in NumPy
-``is_float(x)``     real floating dtype?
+``is_float(x)``     real floating dtype?  ``is_bool(x)``  boolean dtype?
 ``to_numpy(x)``     a NumPy copy (for messages and warnings)
 ``errstate()``      context that silences floating-point warnings
 ``value_and_grad``  ``None`` (hand-written gradients) or ``f, x -> (f(x), df/dx)``
@@ -115,6 +115,10 @@ class NumpyOps:
     @staticmethod
     def is_float(x):
         return x.dtype.kind == "f"
+
+    @staticmethod
+    def is_bool(x):
+        return x.dtype == bool
 
     @staticmethod
     def to_numpy(x):

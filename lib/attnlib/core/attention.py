@@ -4,12 +4,23 @@ Conventions (shared by every backend):
 
 - ``S = scale · Q Kᵀ``; ``scale`` defaults to ``1/sqrt(d_k)``; a multiplier α is passed as
   ``scale=α/sqrt(d_k)``.
-- ``mask``: boolean, broadcastable to ``(..., n, m)``, True where query i may attend key j (as
-  SDPA's boolean ``attn_mask``). Masked scores are *replaced* by ``fill`` (default ``-inf``).
-  A replaced score no longer depends on Q and K, so its Δ does not reach dQ and dK (it is 0
-  anyway with ``-inf``), though with a finite fill it still shapes r and dV.
-- A row with every key masked: NaN with ``fill=-inf`` (plus a RuntimeWarning naming the rows),
-  the uniform row with a finite fill.
+- ``mask`` as SDPA's ``attn_mask``, broadcastable to ``(..., n, m)``. Boolean: True where query i
+  may attend key j; masked scores are *replaced* by ``fill`` (default ``-inf``). A replaced score
+  no longer depends on Q and K, so its Δ does not reach dQ and dK (it is 0 anyway with ``-inf``),
+  though with a finite fill it still shapes r and dV. Float: *added* to the scores (``-inf``
+  masks; gradients still flow through every score); ``fill`` is for boolean masks only. Any other
+  dtype (integers too) is a ValueError.
+- ``is_causal=True``: the boolean mask j ≤ i, aligned upper left as SDPA's ``is_causal``;
+  flash-attention aligns it lower right (j ≤ i + m − n) when n ≠ m: ``causal_mask(n, m,
+  align="lower_right")``.
+- A fully masked row (every score −inf): softmax is 0/0. ``fully_masked="nan"`` (default) gives
+  the math's NaN in P and O (plus a RuntimeWarning naming the rows); ``fully_masked="zero"`` gives
+  P = 0, O = 0 and zero gradients from the row, as SDPA (torch ≥ 2.5) and flash-attention do.
+  In both modes a row whose upstream gradient G is 0 adds nothing to any gradient.
+  A row masked by a finite fill is uniform (not fully masked in this sense).
+- ``enable_gqa=True``: K and V may have fewer heads (axis -3) than Q, a divisor of Q's; query
+  head h reads key/value head h // (H / H_kv), as SDPA's ``enable_gqa``; dK and dV are summed
+  over the query heads that share them.
 - ``dropout_mask`` M: 0/1, shaped like P; ``P̃ = P ⊙ M / (1 − p_drop)``, ``O = P̃ V``.
 - Shapes: Q (..., n, d_k), K (..., m, d_k), V (..., m, d_v), S P U Δ (..., n, m),
   O G (..., n, d_v), r lse (..., n).
@@ -19,7 +30,6 @@ import math
 from typing import Any, NamedTuple
 
 from . import _validate
-from .softmax import softmax_
 
 NEG_INF = -math.inf
 
@@ -38,52 +48,77 @@ class AttentionParts(NamedTuple):
     dV: Any
 
 
-def scores(xp, Q, K, *, scale=None, mask=None, fill=NEG_INF):
-    """S = scale · Q Kᵀ, masked scores replaced by ``fill``."""
-    a = _validate.attention_args(xp, Q, K, None, scale, mask, fill, None, 0.0)
+def causal_mask(xp, n, m, *, align="upper_left"):
+    """The boolean causal mask (n, m): j ≤ i ("upper_left", SDPA's is_causal) or j ≤ i + m − n
+    ("lower_right", flash-attention's causal; for n > m its first n − m rows are fully masked)."""
+    n, m = _validate.positive_int(n, "n"), _validate.positive_int(m, "m")
+    if align not in ("upper_left", "lower_right"):
+        raise ValueError(f"align must be 'upper_left' or 'lower_right', got {align!r}")
+    return _validate.causal(xp, n, m, 0 if align == "upper_left" else m - n)
+
+
+def scores(xp, Q, K, *, scale=None, mask=None, fill=NEG_INF, is_causal=False, enable_gqa=False):
+    """S = scale · Q Kᵀ, masked scores replaced by ``fill`` (boolean mask) or the mask added."""
+    a = _validate.attention_args(xp, Q, K, None, scale=scale, mask=mask, fill=fill,
+                                 is_causal=is_causal, fully_masked="zero",  # no P: no NaN warning
+                                 enable_gqa=enable_gqa)
     return _scores(xp, a)
 
 
-def attention(xp, Q, K, V, *, scale=None, mask=None, fill=NEG_INF, dropout_mask=None,
-              p_drop=0.0):
+def attention(xp, Q, K, V, *, scale=None, mask=None, fill=NEG_INF, is_causal=False,
+              fully_masked="nan", enable_gqa=False, dropout_mask=None, p_drop=0.0):
     """O = P̃ V with P = softmax(scale · Q Kᵀ) row by row; returns (O, P)."""
-    a = _validate.attention_args(xp, Q, K, V, scale, mask, fill, dropout_mask, p_drop)
+    a = _validate.attention_args(xp, Q, K, V, scale=scale, mask=mask, fill=fill,
+                                 is_causal=is_causal, fully_masked=fully_masked,
+                                 enable_gqa=enable_gqa, dropout_mask=dropout_mask, p_drop=p_drop)
     P = _probabilities(xp, a)  # (..., n, m)
     O = _dropped(xp, a, P) @ a.V  # (..., n, m) @ (..., m, d_v) -> (..., n, d_v)
     return O, P
 
 
-def attention_backward(xp, G, Q, K, V, *, scale=None, mask=None, fill=NEG_INF,
-                       dropout_mask=None, p_drop=0.0, P=None):
+def attention_backward(xp, G, Q, K, V, *, scale=None, mask=None, fill=NEG_INF, is_causal=False,
+                       fully_masked="nan", enable_gqa=False, dropout_mask=None, p_drop=0.0,
+                       P=None):
     """(dQ, dK, dV) by the five lines U = G Vᵀ, r, Δ = P ⊙ (U − r), dV = P̃ᵀG, dQ, dK = scale·Δ…
 
     P is recomputed from Q and K unless the forward's P is passed (then it is trusted).
     """
-    a = _validate.attention_args(xp, Q, K, V, scale, mask, fill, dropout_mask, p_drop)
+    a = _validate.attention_args(xp, Q, K, V, scale=scale, mask=mask, fill=fill,
+                                 is_causal=is_causal, fully_masked=fully_masked,
+                                 enable_gqa=enable_gqa, dropout_mask=dropout_mask, p_drop=p_drop)
     G = _upstream(xp, a, G)
     if P is None:
         P = _probabilities(xp, a)
     else:
         P = xp.cast_like(_validate.array(xp, P, "P", like=a.Q, finite=False), a.Q)
         _validate.same_shape("P", P, a.S_shape, "the scores")
-    return five_lines(xp, a, G, P)[-3:]
+    parts = five_lines(xp, a, G, P)
+    return parts.dQ, parts.dK, parts.dV
 
 
 def attention_backward_parts(xp, G, Q, K, V, *, scale=None, mask=None, fill=NEG_INF,
+                             is_causal=False, fully_masked="nan", enable_gqa=False,
                              dropout_mask=None, p_drop=0.0):
     """The backward with its intermediates: (S, P, P_tilde, U, r, delta, dQ, dK, dV)."""
-    a = _validate.attention_args(xp, Q, K, V, scale, mask, fill, dropout_mask, p_drop)
+    a = _validate.attention_args(xp, Q, K, V, scale=scale, mask=mask, fill=fill,
+                                 is_causal=is_causal, fully_masked=fully_masked,
+                                 enable_gqa=enable_gqa, dropout_mask=dropout_mask, p_drop=p_drop)
     G = _upstream(xp, a, G)
     S = _scores(xp, a)
-    P = row_softmax(xp, S, overwrite=False)
-    return AttentionParts(S, *five_lines(xp, a, G, P, keep_parts=True))
+    P = row_softmax(xp, S, overwrite=False, fully_masked=a.fully_masked)
+    return five_lines(xp, a, G, P, S=S, keep_parts=True)
 
 
-def five_lines(xp, a, G, P, r=None, keep_parts=False):
+def five_lines(xp, a, G, P, r=None, S=None, keep_parts=False):
     """U = G Vᵀ (⊙ M/(1−p)), r = rowsum(P ⊙ U), Δ = P ⊙ (U − r), dV = P̃ᵀG, dQ = sΔK, dK = sΔᵀQ.
 
-    Returns (P, P̃, U, r, Δ, dQ, dK, dV); U is overwritten by Δ unless ``keep_parts``.
+    Returns AttentionParts; U is overwritten by Δ (and left out) unless ``keep_parts``. The rows
+    ``quiet_rows`` names take P = 0 (and r = 0): they add nothing to any gradient.
     """
+    quiet = quiet_rows(xp, a, G)  # (..., n) or None
+    if quiet is not None:
+        P = xp.where(quiet[..., None], 0.0, P)  # not 0 · NaN = NaN in every key's dV
+        r = None if r is None else xp.where(quiet, 0.0, r)
     U = G @ xp.mT(a.V)  # (..., n, d_v) @ (..., d_v, m) -> (..., n, m)
     if a.keep is not None:
         U = xp.imul(U, a.keep)  # dropout enters through U
@@ -99,29 +134,77 @@ def five_lines(xp, a, G, P, r=None, keep_parts=False):
     dQ = delta_QK @ a.K  # (..., n, m) @ (..., m, d_k) -> (..., n, d_k)
     dK = xp.mT(delta_QK) @ a.Q  # (..., m, n) @ (..., n, d_k) -> (..., m, d_k)
     dQ, dK = xp.imul(dQ, a.scale), xp.imul(dK, a.scale)
-    grads = (sum_to(xp, dQ, a.Q.shape), sum_to(xp, dK, a.K.shape), sum_to(xp, dV, a.V.shape))
-    return (P, P_tilde, U if keep_parts else None, r, delta) + grads
+    return AttentionParts(S, P, P_tilde, U if keep_parts else None, r, delta,
+                          *input_grads(xp, a, dQ, dK, dV))
+
+
+def quiet_rows(xp, a, G):
+    """Fully masked rows the backward leaves out, (..., n) or None: all of them with
+    fully_masked="zero"; with "nan" those whose G row is 0 (the loss does not read them)."""
+    if a.empty is None:
+        return None
+    if a.fully_masked == "zero":
+        return a.empty
+    quiet = a.empty & ~xp.any(G != 0, axis=-1)  # (..., n)
+    return quiet if bool(xp.any(quiet)) else None
+
+
+def input_grads(xp, a, dQ, dK, dV):
+    """dQ, dK, dV summed back to the inputs' shapes: over broadcast batch axes and, with
+    enable_gqa, over the query heads that share a key/value head."""
+    dK, dV = sum_to(xp, dK, a.K.shape), sum_to(xp, dV, a.V.shape)  # (..., H, m, ·)
+    if a.groups > 1:
+        dK, dV = (xp.sum(x.reshape(*x.shape[:-3], -1, a.groups, *x.shape[-2:]), axis=-3)
+                  for x in (dK, dV))  # (..., H_kv, g, m, ·) -> (..., H_kv, m, ·)
+    return sum_to(xp, dQ, a.Q.shape), sum_to(xp, dK, a.K_shape), sum_to(xp, dV, a.V_shape)
 
 
 def _scores(xp, a):
-    """S = scale · Q Kᵀ with masked entries replaced by fill: (..., n, m)."""
+    """S = scale · Q Kᵀ, masked entries replaced by fill or the float mask added: (..., n, m)."""
     S = a.Q @ xp.mT(a.K)  # (..., n, d_k) @ (..., d_k, m) -> (..., n, m)
     S = xp.imul(S, a.scale)
     if a.mask is not None:
         S = xp.where(a.mask, S, a.fill)
+    if a.bias is not None:
+        S = S + a.bias
     return S
 
 
 def _probabilities(xp, a):
     """P = softmax(S) row by row, computed in S's own buffer."""
-    return row_softmax(xp, _scores(xp, a), overwrite=True)
+    return row_softmax(xp, _scores(xp, a), overwrite=True, fully_masked=a.fully_masked)
 
 
-def row_softmax(xp, S, overwrite):
-    """softmax along the last axis; ``overwrite`` reuses S's buffer (rows of -inf give NaN)."""
+def row_softmax(xp, S, overwrite, fully_masked="nan"):
+    """softmax along the last axis; ``overwrite`` reuses S's buffer (see ``softmax_lse``)."""
+    P, _ = softmax_lse(xp, S, overwrite, fully_masked)
+    return P
+
+
+def softmax_lse(xp, S, overwrite, fully_masked="nan"):
+    """P = softmax(S) and lse = log Σ_j exp S_ij along the last axis: (..., n, m), (..., n).
+
+    A row of −inf sums to Z = 0: P = 0/0 = NaN, or 0 with ``fully_masked="zero"``.
+    """
     with xp.errstate():
         shift = xp.detach(xp.max(S, axis=-1, keepdims=True))  # (..., n, 1)
-        return softmax_(xp, xp.isub(S, shift) if overwrite else S - shift)
+        shift = xp.where(shift == NEG_INF, 0.0, shift)  # a row of −inf: e^(−inf − 0) = 0
+        E = xp.exp_(xp.isub(S, shift) if overwrite else S - shift)  # (..., n, m)
+        Z, lse = normalizer(xp, shift, xp.sum(E, axis=-1, keepdims=True), fully_masked)
+        return xp.idiv(E, Z), lse[..., 0]
+
+
+def normalizer(xp, shift, Z, fully_masked):
+    """(Z, lse = shift + log Z) for rows whose exponentials e^(S − shift) sum to Z.
+
+    A fully masked row has Z = 0: "nan" keeps it (P = 0/0, lse = −inf, the math); "zero" divides
+    by 1 instead and sets lse = +inf, as flash-attention does (then exp(S − lse) = 0).
+    """
+    if fully_masked == "nan":
+        return Z, shift + xp.log(Z)
+    empty = Z == 0
+    Z = xp.where(empty, 1.0, Z)
+    return Z, xp.where(empty, math.inf, shift + xp.log(Z))
 
 
 def _dropped(xp, a, P):

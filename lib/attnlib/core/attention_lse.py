@@ -1,45 +1,42 @@
-"""Attention that saves one number per row, lse_i = log Σ_j exp S_ij, instead of P."""
+"""Attention that saves one number per row, lse_i = log Σ_j exp S_ij, instead of P.
+
+A fully masked row has lse = −inf (log 0) with ``fully_masked="nan"`` and lse = +inf with
+``"zero"``, flash-attention's convention: there exp(S − lse) = 0, the row's P.
+"""
 
 from . import _validate
-from .attention import NEG_INF, _dropped, _scores, _upstream, five_lines
+from .attention import NEG_INF, _dropped, _scores, _upstream, five_lines, softmax_lse
 
 
-def attention_lse(xp, Q, K, V, *, scale=None, mask=None, fill=NEG_INF, dropout_mask=None,
-                  p_drop=0.0):
+def attention_lse(xp, Q, K, V, *, scale=None, mask=None, fill=NEG_INF, is_causal=False,
+                  fully_masked="nan", enable_gqa=False, dropout_mask=None, p_drop=0.0):
     """O = P̃ V as in ``attention``, returning (O, lse) with lse = max S + log Σ exp(S − max S)."""
-    a = _validate.attention_args(xp, Q, K, V, scale, mask, fill, dropout_mask, p_drop)
-    S = _scores(xp, a)  # (..., n, m)
-    with xp.errstate():
-        shift = xp.detach(xp.max(S, axis=-1, keepdims=True))  # (..., n, 1)
-        E = xp.exp_(xp.isub(S, shift))  # (..., n, m)
-        Z = xp.sum(E, axis=-1, keepdims=True)  # (..., n, 1)
-        lse = (shift + xp.log(Z))[..., 0]  # (..., n)
-        P = xp.idiv(E, Z)
+    a = _validate.attention_args(xp, Q, K, V, scale=scale, mask=mask, fill=fill,
+                                 is_causal=is_causal, fully_masked=fully_masked,
+                                 enable_gqa=enable_gqa, dropout_mask=dropout_mask, p_drop=p_drop)
+    P, lse = softmax_lse(xp, _scores(xp, a), True, a.fully_masked)  # (..., n, m), (..., n)
     O = _dropped(xp, a, P) @ a.V  # (..., n, m) @ (..., m, d_v) -> (..., n, d_v)
     return O, lse
 
 
 def attention_backward_lse(xp, G, Q, K, V, O, lse, *, scale=None, mask=None, fill=NEG_INF,
+                           is_causal=False, fully_masked="nan", enable_gqa=False,
                            dropout_mask=None, p_drop=0.0):
     """(dQ, dK, dV) from the saved (O, lse): P = exp(S − lse), r = rowsum(G ⊙ O), then the rule."""
-    a = _validate.attention_args(xp, Q, K, V, scale, mask, fill, dropout_mask, p_drop)
+    a = _validate.attention_args(xp, Q, K, V, scale=scale, mask=mask, fill=fill,
+                                 is_causal=is_causal, fully_masked=fully_masked,
+                                 enable_gqa=enable_gqa, dropout_mask=dropout_mask, p_drop=p_drop)
     G = _upstream(xp, a, G)
     O, lse = saved_forward(xp, a, O, lse)
-    P = probabilities_from_lse(xp, _scores(xp, a), lse, dead_rows(xp, a))  # (..., n, m)
+    P = probabilities_from_lse(xp, _scores(xp, a), lse, a.uniform)  # (..., n, m)
     r = xp.einsum("...ia,...ia->...i", G, O)  # (..., n)
-    return five_lines(xp, a, G, P, r=r)[-3:]
+    parts = five_lines(xp, a, G, P, r=r)
+    return parts.dQ, parts.dK, parts.dV
 
 
-def dead_rows(xp, a):
-    """Rows whose every key is replaced by a finite ``fill``: bool (..., n), or None if none."""
-    if a.mask is None or a.fill == NEG_INF:
-        return None
-    dead = ~xp.any(xp.broadcast_to(a.mask, a.S_shape), axis=-1)  # (..., n)
-    return dead if bool(xp.any(dead)) else None
-
-
-def probabilities_from_lse(xp, S, lse, dead, m=None):
-    """P = exp(S − lse); a dead row (every score = fill) is the uniform 1/m, set exactly.
+def probabilities_from_lse(xp, S, lse, uniform, m=None):
+    """P = exp(S − lse); a row whose every score is a finite fill (``uniform``, (..., n) or None)
+    is the uniform 1/m, set exactly.
 
     ``S`` may be a block of columns; ``m`` is then the row's full number of keys.
 
@@ -48,8 +45,8 @@ def probabilities_from_lse(xp, S, lse, dead, m=None):
     """
     with xp.errstate():
         P = xp.exp_(xp.isub(S, lse[..., None]))  # (..., n, m)
-    if dead is not None:
-        P = xp.where(dead[..., None], 1.0 / (m or S.shape[-1]), P)
+    if uniform is not None:
+        P = xp.where(uniform[..., None], 1.0 / (m or S.shape[-1]), P)
     return P
 
 

@@ -10,7 +10,7 @@ def attention_backward_folded(xp, G, Q, K, V, *, scale=None, double_scale=False)
 
     Correct: dQ = scale · Δ K (the chain rule through Q'), dK = Δᵀ Q' (the scale is already in Q').
     """
-    a = _validate.attention_args(xp, Q, K, V, scale, None, float("-inf"), None, 0.0)
+    a = _validate.attention_args(xp, Q, K, V, scale=scale)
     G = _upstream(xp, a, G)
     Qs = a.Q * a.scale  # Q' (..., n, d_k): the scale folded in once, forward
     P = row_softmax(xp, Qs @ xp.mT(a.K), overwrite=True)  # (..., n, m)
