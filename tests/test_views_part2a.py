@@ -161,3 +161,16 @@ def test_dropout_text(p_drop, seed):
                          f"그 자리 max |Δ| = {d_drop:.3f}\nr = ({r})")
     crossed = np.isfinite(view.U.marks.get_xdata()).sum() // 4  # 4 points per cross
     assert crossed == dropped.sum()
+
+
+def test_head_blocks_figure_outlines_each_head_and_stores_as_png():
+    from matplotlib.patches import Rectangle
+
+    from attnlib.plots import static
+
+    fig = F.head_blocks_figure(np.arange(32.0).reshape(4, 8), H=2)
+    ax = fig.axes[0]
+    boxes = [p for p in ax.patches if isinstance(p, Rectangle)]
+    assert [(b.get_x(), b.get_width()) for b in boxes] == [(-0.5, 4), (3.5, 4)]
+    assert [t.get_text() for t in ax.texts] == ["헤드 0", "헤드 1"]
+    assert static(fig).data[:8] == b"\x89PNG\r\n\x1a\n"  # a cell output with the image itself

@@ -1,12 +1,13 @@
 """Blockwise attention: the online softmax forward and the backward that recomputes P from lse.
 
 No ``(..., n, m)`` array is ever made: the forward walks the keys in blocks of ``block_k``
-with a running max ``m_i``, a running sum ``l_i`` and an unnormalised output, rescaled by
-``exp(m_old − m_new)`` whenever the max grows; the backward recomputes each ``block_q × block_k``
-block of P as ``exp(S − lse)`` and uses ``r = rowsum(G ⊙ O)``. Conventions (scale, mask, fill,
-is_causal, fully_masked, enable_gqa, dropout_mask, shapes) are those of ``attention``; a block
-whose every score is −inf is skipped (it adds exactly nothing). With ``fully_masked="nan"`` and a
-fully masked row that G reads, NaN reaches dV only in the key blocks that are not skipped.
+with a running max ``s_max`` (the largest score so far; ``m`` is the number of keys), a running
+sum ``l_i`` and an unnormalised output, rescaled by ``exp(s_max_old − s_max_new)`` whenever the max
+grows; the backward recomputes each ``block_q × block_k`` block of P as ``exp(S − lse)`` and uses
+``r = rowsum(G ⊙ O)``. Conventions (scale, mask, fill, is_causal, fully_masked, enable_gqa,
+dropout_mask, shapes) are those of ``attention``; a block whose every score is −inf is skipped (it
+adds exactly nothing). With ``fully_masked="nan"`` and a fully masked row that G reads, NaN
+reaches dV only in the key blocks that are not skipped.
 """
 
 import math
@@ -19,10 +20,11 @@ from .attention_lse import probabilities_from_lse, saved_forward
 
 class OnlineSteps(NamedTuple):
     """The online softmax after each key block (axis 0 of the arrays): ``stop`` (keys seen so far),
-    running max m and sum l (..., n), acc = Σ_j e^{S_ij − m_i} (M/(1−p))_ij V_j and O = acc / l."""
+    running max s_max and sum l (..., n), acc = Σ_j e^{S_ij − s_max} (M/(1−p))_ij V_j,
+    O = acc / l."""
 
     stop: Any
-    m: Any
+    s_max: Any
     l: Any
     acc: Any
     O: Any
@@ -31,7 +33,7 @@ class OnlineSteps(NamedTuple):
 def attention_blockwise(xp, Q, K, V, *, block_q, block_k, scale=None, mask=None, fill=NEG_INF,
                         is_causal=False, fully_masked="nan", enable_gqa=False, dropout_mask=None,
                         p_drop=0.0):
-    """O and lse = m + log l by the online softmax over key blocks; returns (O, lse)."""
+    """O and lse = s_max + log l by the online softmax over key blocks; returns (O, lse)."""
     a = _validate.attention_args(xp, Q, K, V, scale=scale, mask=mask, fill=fill,
                                  is_causal=is_causal, fully_masked=fully_masked,
                                  enable_gqa=enable_gqa, dropout_mask=dropout_mask, p_drop=p_drop)
@@ -40,13 +42,13 @@ def attention_blockwise(xp, Q, K, V, *, block_q, block_k, scale=None, mask=None,
     O = _zeros(xp, a.O_shape, a.Q)  # (..., n, d_v)
     lse = _zeros(xp, a.S_shape[:-1], a.Q)  # (..., n)
     for i0, i1 in _blocks(n, bq):
-        m_i, l_i, acc = _online_start(xp, a, i0, i1)
+        s_max, l_i, acc = _online_start(xp, a, i0, i1)
         for j0, j1 in _blocks(a.K.shape[-2], bk):
-            state = _online_step(xp, a, i0, i1, j0, j1, m_i, l_i, acc)
+            state = _online_step(xp, a, i0, i1, j0, j1, s_max, l_i, acc)
             if state is not None:
-                m_i, l_i, acc = state
+                s_max, l_i, acc = state
         with xp.errstate():
-            l_i, lse[..., i0:i1] = normalizer(xp, m_i, l_i, a.fully_masked)  # l = 0: fully masked
+            l_i, lse[..., i0:i1] = normalizer(xp, s_max, l_i, a.fully_masked)  # l = 0: fully masked
             O[..., i0:i1, :] = acc / l_i[..., None]  # 0/0 = NaN there, or 0/1 = 0
     return O, lse
 
@@ -54,19 +56,19 @@ def attention_blockwise(xp, Q, K, V, *, block_q, block_k, scale=None, mask=None,
 def attention_blockwise_steps(xp, Q, K, V, *, block_k, scale=None, mask=None, fill=NEG_INF,
                               is_causal=False, fully_masked="nan", enable_gqa=False,
                               dropout_mask=None, p_drop=0.0):
-    """The online softmax block by block: OnlineSteps(stop, m, l, acc, O), axis 0 = step."""
+    """The online softmax block by block: OnlineSteps(stop, s_max, l, acc, O), axis 0 = step."""
     a = _validate.attention_args(xp, Q, K, V, scale=scale, mask=mask, fill=fill,
                                  is_causal=is_causal, fully_masked=fully_masked,
                                  enable_gqa=enable_gqa, dropout_mask=dropout_mask, p_drop=p_drop)
     bk = _block(block_k, "block_k")
     n = a.Q.shape[-2]
-    m_i, l_i, acc = _online_start(xp, a, 0, n)
+    s_max, l_i, acc = _online_start(xp, a, 0, n)
     steps = []
     for j0, j1 in _blocks(a.K.shape[-2], bk):
-        m_i, l_i, acc = _online_step(xp, a, 0, n, j0, j1, m_i, l_i, acc, skip=False)
+        s_max, l_i, acc = _online_step(xp, a, 0, n, j0, j1, s_max, l_i, acc, skip=False)
         with xp.errstate():
-            Z, _ = normalizer(xp, m_i, l_i, a.fully_masked)
-            steps.append((j1, m_i, l_i, acc, acc / Z[..., None]))
+            Z, _ = normalizer(xp, s_max, l_i, a.fully_masked)
+            steps.append((j1, s_max, l_i, acc, acc / Z[..., None]))
     stop, *arrays = zip(*steps, strict=True)
     return OnlineSteps(stop, *(xp.stack(x) for x in arrays))
 
@@ -119,17 +121,17 @@ def attention_blockwise_backward(xp, G, Q, K, V, O, lse, *, block_q, block_k, sc
 
 
 def _online_start(xp, a, i0, i1):
-    """m = −inf, l = 0 (shaped like lse's rows) and acc = 0 (like O's rows) for query rows i0:i1."""
+    """s_max = −inf, l = 0 (like lse's rows) and acc = 0 (like O's rows) for query rows i0:i1."""
     rows = a.S_shape[:-2] + (i1 - i0,)
-    m_i = _zeros(xp, rows, a.Q) - math.inf  # (..., bq)
+    s_max = _zeros(xp, rows, a.Q) - math.inf  # (..., bq)
     l_i = _zeros(xp, rows, a.Q)  # (..., bq)
     acc = _zeros(xp, a.O_shape[:-2] + (i1 - i0, a.V.shape[-1]), a.Q)  # (..., bq, d_v)
-    return m_i, l_i, acc
+    return s_max, l_i, acc
 
 
-def _online_step(xp, a, i0, i1, j0, j1, m_i, l_i, acc, skip=True):
-    """Fold key block j0:j1 into (m, l, acc): m' = max(m, max_j S_ij),
-    l' = e^{m−m'} l + Σ_j e^{S_ij−m'}, acc' = e^{m−m'} acc + Σ_j e^{S_ij−m'} V_j.
+def _online_step(xp, a, i0, i1, j0, j1, s_max, l_i, acc, skip=True):
+    """Fold key block j0:j1 into (s_max, l, acc): s' = max(s_max, max_j S_ij),
+    l' = e^{s_max−s'} l + Σ_j e^{S_ij−s'}, acc' = e^{s_max−s'} acc + Σ_j e^{S_ij−s'} V_j.
 
     Returns None when the block can be skipped (every score −inf).
     """
@@ -137,15 +139,15 @@ def _online_step(xp, a, i0, i1, j0, j1, m_i, l_i, acc, skip=True):
         return None
     S_ij = _block_scores(xp, a, a.Q[..., i0:i1, :], a.K[..., j0:j1, :], i0, i1, j0, j1)
     with xp.errstate():
-        m_new = xp.detach(_maximum(xp, m_i, xp.max(S_ij, axis=-1)))  # (..., bq)
-        shift = xp.where(m_new == -math.inf, 0.0, m_new)  # a row with nothing yet: keep 0, not NaN
-        alpha = xp.exp(m_i - shift)  # (..., bq): rescales what was summed under the old max
+        s_max_new = xp.detach(_maximum(xp, s_max, xp.max(S_ij, axis=-1)))  # (..., bq)
+        shift = xp.where(s_max_new == -math.inf, 0.0, s_max_new)  # nothing seen yet: 0, not NaN
+        alpha = xp.exp(s_max - shift)  # (..., bq): rescales what was summed under the old max
         E = xp.exp_(xp.isub(S_ij, shift[..., None]))  # (..., bq, bk)
         keep_ij = _block_of(xp, a, a.keep, i0, i1, j0, j1)
         l_new = alpha * l_i + xp.sum(E, axis=-1)  # (..., bq)
         E_tilde = E if keep_ij is None else E * keep_ij
         acc = acc * alpha[..., None] + E_tilde @ a.V[..., j0:j1, :]  # (.., bq, bk) @ (.., bk, d_v)
-    return m_new, l_new, acc
+    return s_max_new, l_new, acc
 
 
 # ---------------------------------------------------------------------- block helpers ----

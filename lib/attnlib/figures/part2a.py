@@ -251,19 +251,22 @@ class DropoutView(plots.View):
                      f"그 자리 max |Δ| = {d_drop:.3f}\nr = ({r})")
 
 
-def head_blocks_figure(dW_Q, H, title="W_Q 의 기울기 |dL/dW_Q|: 헤드마다 제 블록"):
-    """|∂L/∂W_Q| with the H column blocks (one per head) outlined."""
+_HEAD_BLOCKS_TITLE = r"$W_Q$ 의 기울기 $|\partial L/\partial W_Q|$: 헤드마다 제 블록"
+
+
+def head_blocks_figure(dW_Q, H, title=_HEAD_BLOCKS_TITLE):
+    """|∂L/∂W_Q| with the H column blocks (one per head) outlined and named above."""
     dW_Q = np.asarray(dW_Q)
     d, He = dW_Q.shape
-    fig, ax = plots.new_figure(width=6.0, height=2.6)
+    fig, ax = plots.new_figure(width=6.0, height=2.8)
     ax.imshow(np.abs(dW_Q), cmap="Greys", aspect="auto")
     e = He // H
     for h in range(H):
         ax.add_patch(Rectangle((h * e - 0.5, -0.5), e, d, fill=False,
                                edgecolor=plots.COLORS["theory"], lw=1.5))
-        ax.text(h * e + e / 2 - 0.5, -0.9, f"헤드 {h}", ha="center", va="bottom", fontsize=8)
-    ax.set_xlabel("열 (헤드마다 d_k 개)", fontsize=8)
-    ax.set_ylabel("행 (d)", fontsize=8)
-    ax.set_title(title, fontsize=9, pad=14)
+        ax.text(h * e + e / 2 - 0.5, -0.7, f"헤드 {h}", ha="center", va="bottom", fontsize=8)
+    ax.set_xlabel(r"열 (헤드마다 $d_k$ 개)", fontsize=8)
+    ax.set_ylabel(r"행 ($d$)", fontsize=8)
+    ax.set_title(title, fontsize=9, pad=20)  # above the head names
     ax.tick_params(labelsize=7)
     return fig
