@@ -30,6 +30,7 @@ import math
 from typing import Any, NamedTuple
 
 from . import validate
+from .validate import attention_inputs
 
 NEG_INF = -math.inf
 
@@ -68,10 +69,9 @@ def scores(xp, Q, K, *, scale=None, mask=None, fill=NEG_INF, is_causal=False, en
 def attention(xp, Q, K, V, *, scale=None, mask=None, fill=NEG_INF, is_causal=False,
               fully_masked="nan", enable_gqa=False, dropout_mask=None, p_drop=0.0):
     """O = P̃ V with P = softmax(scale · Q Kᵀ) row by row; returns (O, P)."""
-    inputs = validate.attention_inputs(xp, Q, K, V, scale=scale, mask=mask, fill=fill,
-                                       is_causal=is_causal, fully_masked=fully_masked,
-                                       enable_gqa=enable_gqa, dropout_mask=dropout_mask,
-                                       p_drop=p_drop)
+    inputs = attention_inputs(xp, Q, K, V, scale=scale, mask=mask, fill=fill, is_causal=is_causal,
+                              fully_masked=fully_masked, enable_gqa=enable_gqa,
+                              dropout_mask=dropout_mask, p_drop=p_drop)
     P = probabilities(xp, inputs)  # (..., n, m)
     O = dropped(P, inputs.dropout) @ inputs.V  # (..., n, m) @ (..., m, d_v) -> (..., n, d_v)
     return O, P
@@ -84,10 +84,9 @@ def attention_backward(xp, G, Q, K, V, *, scale=None, mask=None, fill=NEG_INF, i
 
     P is recomputed from Q and K unless the forward's P is passed (then it is trusted).
     """
-    inputs = validate.attention_inputs(xp, Q, K, V, scale=scale, mask=mask, fill=fill,
-                                       is_causal=is_causal, fully_masked=fully_masked,
-                                       enable_gqa=enable_gqa, dropout_mask=dropout_mask,
-                                       p_drop=p_drop)
+    inputs = attention_inputs(xp, Q, K, V, scale=scale, mask=mask, fill=fill, is_causal=is_causal,
+                              fully_masked=fully_masked, enable_gqa=enable_gqa,
+                              dropout_mask=dropout_mask, p_drop=p_drop)
     G = upstream(xp, inputs, G)
     if P is None:
         P = probabilities(xp, inputs)
@@ -102,10 +101,9 @@ def attention_backward_parts(xp, G, Q, K, V, *, scale=None, mask=None, fill=NEG_
                              is_causal=False, fully_masked="nan", enable_gqa=False,
                              dropout_mask=None, p_drop=0.0):
     """The backward with its intermediates: (S, P, P_tilde, U, r, delta, dQ, dK, dV)."""
-    inputs = validate.attention_inputs(xp, Q, K, V, scale=scale, mask=mask, fill=fill,
-                                       is_causal=is_causal, fully_masked=fully_masked,
-                                       enable_gqa=enable_gqa, dropout_mask=dropout_mask,
-                                       p_drop=p_drop)
+    inputs = attention_inputs(xp, Q, K, V, scale=scale, mask=mask, fill=fill, is_causal=is_causal,
+                              fully_masked=fully_masked, enable_gqa=enable_gqa,
+                              dropout_mask=dropout_mask, p_drop=p_drop)
     G = upstream(xp, inputs, G)
     S = masked_scores(xp, inputs)  # (..., n, m)
     P = row_softmax(xp, S, fully_masked=inputs.fully_masked)  # S is kept

@@ -6,15 +6,15 @@ A fully masked row has lse = −inf (log 0) with ``fully_masked="nan"`` and lse 
 
 from . import validate
 from .attention import NEG_INF, dropped, five_lines, masked_scores, softmax_lse, upstream
+from .validate import attention_inputs
 
 
 def attention_lse(xp, Q, K, V, *, scale=None, mask=None, fill=NEG_INF, is_causal=False,
                   fully_masked="nan", enable_gqa=False, dropout_mask=None, p_drop=0.0):
     """O = P̃ V as in ``attention``, returning (O, lse) with lse = max S + log Σ exp(S − max S)."""
-    inputs = validate.attention_inputs(xp, Q, K, V, scale=scale, mask=mask, fill=fill,
-                                       is_causal=is_causal, fully_masked=fully_masked,
-                                       enable_gqa=enable_gqa, dropout_mask=dropout_mask,
-                                       p_drop=p_drop)
+    inputs = attention_inputs(xp, Q, K, V, scale=scale, mask=mask, fill=fill, is_causal=is_causal,
+                              fully_masked=fully_masked, enable_gqa=enable_gqa,
+                              dropout_mask=dropout_mask, p_drop=p_drop)
     P, lse = softmax_lse(xp, masked_scores(xp, inputs), overwrite=True,
                          fully_masked=inputs.fully_masked)  # (..., n, m), (..., n)
     O = dropped(P, inputs.dropout) @ inputs.V  # (..., n, m) @ (..., m, d_v) -> (..., n, d_v)
@@ -25,10 +25,9 @@ def attention_backward_lse(xp, G, Q, K, V, O, lse, *, scale=None, mask=None, fil
                            is_causal=False, fully_masked="nan", enable_gqa=False,
                            dropout_mask=None, p_drop=0.0):
     """(dQ, dK, dV) from the saved (O, lse): P = exp(S − lse), r = rowsum(G ⊙ O), then the rule."""
-    inputs = validate.attention_inputs(xp, Q, K, V, scale=scale, mask=mask, fill=fill,
-                                       is_causal=is_causal, fully_masked=fully_masked,
-                                       enable_gqa=enable_gqa, dropout_mask=dropout_mask,
-                                       p_drop=p_drop)
+    inputs = attention_inputs(xp, Q, K, V, scale=scale, mask=mask, fill=fill, is_causal=is_causal,
+                              fully_masked=fully_masked, enable_gqa=enable_gqa,
+                              dropout_mask=dropout_mask, p_drop=p_drop)
     G = upstream(xp, inputs, G)
     O, lse = saved_forward(xp, inputs, O=O, lse=lse)
     P = probabilities_from_lse(xp, masked_scores(xp, inputs), lse,

@@ -26,6 +26,7 @@ from .attention import (
     upstream,
 )
 from .attention_lse import probabilities_from_lse, saved_forward
+from .validate import attention_inputs
 
 
 class OnlineSteps(NamedTuple):
@@ -43,10 +44,9 @@ def attention_blockwise(xp, Q, K, V, *, block_q, block_k, scale=None, mask=None,
                         is_causal=False, fully_masked="nan", enable_gqa=False, dropout_mask=None,
                         p_drop=0.0):
     """O and lse = m + log l by the online softmax over key blocks; returns (O, lse)."""
-    inputs = validate.attention_inputs(xp, Q, K, V, scale=scale, mask=mask, fill=fill,
-                                       is_causal=is_causal, fully_masked=fully_masked,
-                                       enable_gqa=enable_gqa, dropout_mask=dropout_mask,
-                                       p_drop=p_drop)
+    inputs = attention_inputs(xp, Q, K, V, scale=scale, mask=mask, fill=fill, is_causal=is_causal,
+                              fully_masked=fully_masked, enable_gqa=enable_gqa,
+                              dropout_mask=dropout_mask, p_drop=p_drop)
     bq, bk = _block_size(block_q, "block_q"), _block_size(block_k, "block_k")
     n, m = inputs.Q.shape[-2], inputs.K.shape[-2]
     O = xp.zeros(inputs.O_shape, inputs.Q)  # (..., n, d_v)
@@ -66,10 +66,9 @@ def attention_blockwise_steps(xp, Q, K, V, *, block_k, scale=None, mask=None, fi
                               is_causal=False, fully_masked="nan", enable_gqa=False,
                               dropout_mask=None, p_drop=0.0):
     """The online softmax block by block: OnlineSteps(stop, m, l, acc, O), axis 0 = step."""
-    inputs = validate.attention_inputs(xp, Q, K, V, scale=scale, mask=mask, fill=fill,
-                                       is_causal=is_causal, fully_masked=fully_masked,
-                                       enable_gqa=enable_gqa, dropout_mask=dropout_mask,
-                                       p_drop=p_drop)
+    inputs = attention_inputs(xp, Q, K, V, scale=scale, mask=mask, fill=fill, is_causal=is_causal,
+                              fully_masked=fully_masked, enable_gqa=enable_gqa,
+                              dropout_mask=dropout_mask, p_drop=p_drop)
     bk = _block_size(block_k, "block_k")
     rows = slice(0, inputs.Q.shape[-2])  # every query row at once
     m_i, l_i, acc = _online_start(xp, inputs, rows)
@@ -87,10 +86,9 @@ def attention_blockwise_backward(xp, G, Q, K, V, O, lse, *, block_q, block_k, sc
                                  mask=None, fill=NEG_INF, is_causal=False, fully_masked="nan",
                                  enable_gqa=False, dropout_mask=None, p_drop=0.0):
     """(dQ, dK, dV) block by block: P_ij = exp(S_ij − lse_i), r = rowsum(G ⊙ O), Δ = P ⊙ (U − r)."""
-    inputs = validate.attention_inputs(xp, Q, K, V, scale=scale, mask=mask, fill=fill,
-                                       is_causal=is_causal, fully_masked=fully_masked,
-                                       enable_gqa=enable_gqa, dropout_mask=dropout_mask,
-                                       p_drop=p_drop)
+    inputs = attention_inputs(xp, Q, K, V, scale=scale, mask=mask, fill=fill, is_causal=is_causal,
+                              fully_masked=fully_masked, enable_gqa=enable_gqa,
+                              dropout_mask=dropout_mask, p_drop=p_drop)
     bq, bk = _block_size(block_q, "block_q"), _block_size(block_k, "block_k")
     G = upstream(xp, inputs, G)
     O, lse = saved_forward(xp, inputs, O=O, lse=lse)
