@@ -16,12 +16,14 @@ round by round, and a comparison is the ratio of their best times in the same ru
   :func:`attention_peak_memory` (chapter 19), :func:`softmax_rounding_error` (chapter 19).
 
 In-place arithmetic in the core. The core computes in an array's own buffer (``xp.isub``,
-``xp.imul``, ``xp.idiv``, ``xp.exp_``) in four places only, each where the peaks these functions
-measure would otherwise grow by whole n×m arrays (by blocks in the blockwise path): the forward's
-S → e^(S − max) → P (``softmax_lse``, ``masked_scores``), P = exp(S − lse) (LSE and blockwise
-backwards), and Δ = P ⊙ (U − r) in U's buffer (``five_lines`` and the blockwise backward). With
-them ``attention_backward`` peaks at two n×m arrays (P and U), the 131 MiB chapter 15 prints for
-n = 4096 in float32; computed out of place it peaks at four (``tests/test_lib_measure.py``).
+``xp.imul``, ``xp.idiv``, ``xp.exp_``, ``*=``) only where the peaks these functions measure
+would otherwise grow by whole n×m arrays (by blocks in the blockwise path): scale · Q Kᵀ → e^(S −
+max) → P in S's buffer (``masked_scores``, ``softmax_lse``), exp(S − lse) in S's buffer (LSE and
+blockwise backward, and the online softmax's blocks), Δ = P ⊙ (U − r) in U's buffer
+(``five_lines`` and the blockwise backward), and dQ, dK scaled in place. With them
+``attention_backward`` peaks at two n×m arrays (P and U): the 131 MiB chapter 15 prints for
+n = 4096 in float32; computed out of place it peaks at four, the forward at three instead of one
+(``tests/test_lib_measure.py``; ``docs/DESIGN.md``).
 """
 
 from __future__ import annotations
