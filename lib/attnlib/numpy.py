@@ -45,10 +45,6 @@ class NumpyOps:
         return np.asarray(x)
 
     @staticmethod
-    def as_bool(x):
-        return x.astype(bool, copy=False)
-
-    @staticmethod
     def cast_like(x, like):
         return x.astype(like.dtype, copy=False)
 

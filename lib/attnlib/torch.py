@@ -65,10 +65,6 @@ class TorchOps:
         return torch.as_tensor(np.asarray(x), device=device)
 
     @staticmethod
-    def as_bool(x):
-        return x.to(torch.bool)
-
-    @staticmethod
     def cast_like(x, like):
         return x.to(dtype=like.dtype, device=like.device)
 

@@ -14,7 +14,7 @@ reference implementations are ``attnlib.numpy.NumpyOps`` and ``attnlib.torch.Tor
 ``as_float(x, like=None)``                 a float array of ``x`` (ints and bools promoted), on
                                            ``like``'s device
 ``as_array(x, like=None)``                 an array of ``x`` as given (masks), on ``like``'s device
-``as_bool(x)``, ``cast_like(x, like)``     dtype conversions
+``cast_like(x, like)``                     ``x`` in ``like``'s dtype and device
 ``promote(*xs)``                           the arrays cast to one common float dtype
 ``zeros(shape, like)``                     zeros of ``like``'s dtype and device
 ``exp log sqrt abs isfinite``              elementwise
