@@ -60,9 +60,9 @@ def causal_mask(xp, n, m, *, align="upper_left"):
 
 def scores(xp, Q, K, *, scale=None, mask=None, fill=NEG_INF, is_causal=False, enable_gqa=False):
     """S = scale · Q Kᵀ, masked scores replaced by ``fill`` (boolean mask) or the mask added."""
-    inputs = validate.attention_inputs(xp, Q, K, None, scale=scale, mask=mask, fill=fill,
-                                       is_causal=is_causal, enable_gqa=enable_gqa,
-                                       fully_masked="zero")  # no P here: no NaN warning
+    inputs = attention_inputs(xp, Q, K, None, scale=scale, mask=mask, fill=fill,
+                              is_causal=is_causal, enable_gqa=enable_gqa,
+                              fully_masked="zero")  # no P here: no NaN warning
     return masked_scores(xp, inputs)
 
 
@@ -137,8 +137,8 @@ def five_lines(xp, inputs, *, G, P, r=None, S=None, keep_U=False):
     dV = xp.mT(P_tilde) @ G  # (..., m, n) @ (..., n, d_v) -> (..., m, d_v)
     dQ = delta_QK @ K  # (..., n, m) @ (..., m, d_k) -> (..., n, d_k)
     dK = xp.mT(delta_QK) @ Q  # (..., m, n) @ (..., n, d_k) -> (..., m, d_k)
-    dQ *= scale  # dQ = scale · Δ K, dK = scale · Δᵀ Q: in place, an n×d array fewer at
-    dK *= scale  # the peak that chapter 15 prints
+    dQ *= scale  # dQ = scale · Δ K, in place: one n×d array fewer at chapter 15's peak
+    dK *= scale  # dK = scale · Δᵀ Q
     dQ, dK, dV = sum_to_inputs(xp, inputs, dQ=dQ, dK=dK, dV=dV)
     return AttentionParts(S=S, P=P, P_tilde=P_tilde, U=U_kept, r=r, delta=delta,
                           dQ=dQ, dK=dK, dV=dV)
