@@ -53,7 +53,7 @@ def _redirect_page(app, exception):
     target = html.escape(found.group(1))
     icon = Path(app.config.html_favicon or "").name
     icon_link = f'<link rel="icon" href="_static/{icon}">' if icon else ""
-    title = html.escape(app.config.project or "")
+    title = html.escape(app.config.html_title or app.config.project or "")
     index.write_text(
         "<!DOCTYPE html>\n"
         f'<html lang="{app.config.language or "en"}"><head><meta charset="utf-8">'

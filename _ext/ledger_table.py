@@ -8,6 +8,10 @@ registry ``attnlib.claims.CLAIMS``: every claim of both articles appears, with
 the chapter that checks it and what the check found.  With ``ledger_strict``
 set, a registered claim that no chapter checked is a build warning (an error
 under ``-W``).
+
+The ``{ledger-summary}`` directive puts the same one-paragraph count (how many claims,
+how many of each status) on another page, e.g. the book's front page, so the counts a
+reader sees there are the ledger's own, not typed by hand.
 """
 
 from __future__ import annotations
@@ -37,11 +41,22 @@ class ledger_placeholder(nodes.General, nodes.Element):
     pass
 
 
+class ledger_summary_placeholder(nodes.General, nodes.Element):
+    pass
+
+
 class LedgerTable(SphinxDirective):
     has_content = False
 
     def run(self):
         return [ledger_placeholder()]
+
+
+class LedgerSummary(SphinxDirective):
+    has_content = False
+
+    def run(self):
+        return [ledger_summary_placeholder()]
 
 
 def _records(folder: Path) -> dict[str, dict]:
@@ -70,7 +85,7 @@ def _row(cells):
     return row
 
 
-def _table(app, docname, claims, records):
+def _table(app, docname, claims, records, warn=True):
     headers = ["#", "항목", "글의 수", "책이 계산한 값", "상태"]
     table = nodes.table(classes=["ledger-table"])
     group = nodes.tgroup(cols=len(headers))
@@ -105,7 +120,7 @@ def _table(app, docname, claims, records):
         if spec.note:
             note.append(nodes.paragraph("", "", nodes.emphasis(text=spec.note)))
         body += _row([i, [title, item], ", ".join(spec.expected), ours, note])
-        if status == "missing" and app.config.ledger_strict:
+        if status == "missing" and app.config.ledger_strict and warn:
             logger.warning("ledger: claim %r is not checked by any chapter", spec.key,
                            location=docname)
     group += body
@@ -113,34 +128,43 @@ def _table(app, docname, claims, records):
     return table, counts
 
 
-def fill_ledger(app, doctree, docname):
-    placeholders = list(doctree.findall(ledger_placeholder))
-    if not placeholders:
-        return
-    from attnlib.claims import CLAIMS
-
-    folder = Path(os.environ.get("ATTNLIB_CLAIMS_DIR", Path(app.outdir).parent / "claims"))
-    records = _records(folder) if folder.is_dir() else {}
-    unknown = sorted(set(records) - set(CLAIMS))
-    for key in unknown:
-        logger.warning("ledger: a chapter checked %r, which attnlib.claims does not list", key,
-                       location=docname)
-    table, counts = _table(app, docname, CLAIMS, records)
-    per_article = {a: sum(1 for c in CLAIMS.values() if c.article == a) for a in ARTICLE_TEXT}
-    summary = nodes.paragraph(text=(
-        f"모두 {len(CLAIMS)}개 항목 — "
+def _summary(claims, counts) -> nodes.paragraph:
+    per_article = {a: sum(1 for c in claims.values() if c.article == a) for a in ARTICLE_TEXT}
+    return nodes.paragraph(text=(
+        f"모두 {len(claims)}개 항목 — "
         + ", ".join(f"{ARTICLE_TEXT[a]} {n}개" for a, n in per_article.items())
         + ". 상태별: "
         + ", ".join(f"{STATUS_TEXT[s]} {counts[s]}" for s in STATUS_TEXT if counts.get(s))
         + "."
     ))
+
+
+def fill_ledger(app, doctree, docname):
+    placeholders = list(doctree.findall(ledger_placeholder))
+    summaries = list(doctree.findall(ledger_summary_placeholder))
+    if not placeholders and not summaries:
+        return
+    from attnlib.claims import CLAIMS
+
+    folder = Path(os.environ.get("ATTNLIB_CLAIMS_DIR", Path(app.outdir).parent / "claims"))
+    records = _records(folder) if folder.is_dir() else {}
+    if placeholders:
+        unknown = sorted(set(records) - set(CLAIMS))
+        for key in unknown:
+            logger.warning("ledger: a chapter checked %r, which attnlib.claims does not list",
+                           key, location=docname)
+    table, counts = _table(app, docname, CLAIMS, records, warn=bool(placeholders))
     for ph in placeholders:
-        ph.replace_self([summary, table])
+        ph.replace_self([_summary(CLAIMS, counts), table])
+    for ph in summaries:
+        ph.replace_self(_summary(CLAIMS, counts))
 
 
 def setup(app):
     app.add_config_value("ledger_strict", False, "env")
     app.add_node(ledger_placeholder)
+    app.add_node(ledger_summary_placeholder)
     app.add_directive("ledger-table", LedgerTable)
+    app.add_directive("ledger-summary", LedgerSummary)
     app.connect("doctree-resolved", fill_ledger)
     return {"version": "0.1", "parallel_read_safe": True, "parallel_write_safe": True}

@@ -59,9 +59,7 @@ EDITS = {
          "B.train_single_query(scaled=scaled, autograd=B is T)\n"),
     ],
     "chapters/part1/05_devices.ipynb": [
-        ("drift = {fix: T.train_score_drift(fix=fix, d_model=64, d_k=64, steps=300, lr=0.5)\n",
-         "drift = {fix: T.train_score_drift(fix=fix, d_model=64, d_k=64, steps=300, lr=0.5,\n"
-         "                                  autograd=True)\n"),
+        ("T.train_score_drift(fix=fix, ", "T.train_score_drift(fix=fix, autograd=True, "),
     ],
     # outside chapters/ (figures and view tests): the new names, so that perf.py can go
     "lib/attnlib/figures/part3.py": [

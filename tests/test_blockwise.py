@@ -247,10 +247,10 @@ def test_steps_are_the_attention_of_the_keys_seen(backend):
     assert steps.stop == (3, 6, 9, 11)
     S = Qn @ Kn.T / 2.0  # scale 1/sqrt(4)
     for k, stop in enumerate(steps.stop):
-        m_ref = S[:, :stop].max(axis=1)
-        l_ref = np.exp(S[:, :stop] - m_ref[:, None]).sum(axis=1)
+        s_max_ref = S[:, :stop].max(axis=1)
+        l_ref = np.exp(S[:, :stop] - s_max_ref[:, None]).sum(axis=1)
         O_ref, _ = A.attention(Qn, Kn[:stop], Vn[:stop])
-        np.testing.assert_allclose(to_np(steps.m[k]), m_ref, **TOL)
+        np.testing.assert_allclose(to_np(steps.s_max[k]), s_max_ref, **TOL)
         np.testing.assert_allclose(to_np(steps.l[k]), l_ref, **TOL)
         np.testing.assert_allclose(to_np(steps.acc[k]), l_ref[:, None] * O_ref, **TOL)
         np.testing.assert_allclose(to_np(steps.O[k]), O_ref, **TOL)

@@ -5,7 +5,9 @@
 - ``_toc.yml``: every file it names exists and every chapter notebook is in it.
 - Each notebook: the first cell installs attnlib from the URL in ``_config.yml``
   (``make notebooks`` writes it), hidden with ``remove-cell``; outputs are stored,
-  widget state and widget views are not.
+  widget state and widget views are not; a stored figure carries its image, not only
+  its ``<Figure size …>`` text; a cell that only records ledger claims hides its source
+  (tag ``hide-input``, scripts/tag_claim_cells.py) so the reader sees its check lines.
 """
 
 from __future__ import annotations
@@ -125,6 +127,57 @@ def test_notebook_outputs_stored_without_widget_state(path):
             assert WIDGET_VIEW not in out.get("data", {}), "widget view committed"
             if out.output_type == "stream":
                 assert out.name == "stdout", f"stderr stored: {out.text[:200]!r}"
+
+
+@pytest.mark.parametrize("path", NOTEBOOKS, ids=lambda p: p.relative_to(ROOT).as_posix())
+def test_stored_figures_come_with_their_image(path):
+    """A figure stored as its repr alone ("<Figure size 600x260 with 2 Axes>") shows the reader
+    that text instead of the picture: an output naming a figure must carry its image/png."""
+    nb = nbformat.read(path, as_version=4)
+    bare = [
+        (i, "".join(out["data"]["text/plain"])[:60])
+        for i, c in enumerate(nb.cells) if c.cell_type == "code"
+        for out in c.outputs
+        if "".join(out.get("data", {}).get("text/plain", "")).startswith("<Figure size")
+        and "image/png" not in out["data"]
+    ]
+    assert not bare, f"figure stored without its image (cell index, text): {bare}"
+
+
+def _tag_claim_cells_module():
+    spec = importlib.util.spec_from_file_location(
+        "tag_claim_cells", ROOT / "scripts" / "tag_claim_cells.py"
+    )
+    module = importlib.util.module_from_spec(spec)
+    sys.modules.setdefault("tag_claim_cells", module)
+    spec.loader.exec_module(module)
+    return module
+
+
+@pytest.mark.parametrize("path", NOTEBOOKS, ids=lambda p: p.relative_to(ROOT).as_posix())
+def test_ledger_only_cells_hide_their_source(path):
+    """Cells that only record claims show their check lines, not their bookkeeping."""
+    missing = _tag_claim_cells_module().untagged(nbformat.read(path, as_version=4))
+    assert not missing, (f"cells {missing} only call ledger.claim: tag them hide-input "
+                         "(python scripts/tag_claim_cells.py)")
+
+
+@pytest.mark.parametrize(
+    ("source", "strict", "loops"),
+    [
+        ('ledger.claim("a/b", x)\n_ = ledger.claim("a/c", [y, z])', True, True),
+        ('from attnlib.ledger import claim\n\nclaim("a/b", abs(x - y))', True, True),
+        ('for k, v in pairs:\n    ledger.claim(f"a/{k}", v)', False, True),
+        ('x = f(y)\nledger.claim("a/b", x)', False, False),
+        ('ledger.claim("a/b", x)\nprint(x)', False, False),
+        ('print(ledger.below(x, 1e-9))', False, False),
+        ("", False, False),
+    ],
+)
+def test_tag_claim_cells_recognises_ledger_only_cells(source, strict, loops):
+    tagger = _tag_claim_cells_module()
+    assert tagger.is_claim_cell(source) is strict
+    assert tagger.is_claim_cell(source, loops=True) is loops
 
 
 def test_strip_joins_stream_chunks_and_drops_widget_views():

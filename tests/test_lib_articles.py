@@ -1,6 +1,7 @@
 """The numbers the two source articles print, reproduced digit for digit."""
 
 import math
+from decimal import ROUND_HALF_EVEN, Decimal
 
 import numpy as np
 import pytest
@@ -34,11 +35,15 @@ def test_six_scores():
     assert (f"{p1:.4f} {h1:.4f} {j1:.6f}", f"{p8:.4f} {h8:.4f} {j8:.6f}") == (
         "0.3066 1.6426 0.212595", "0.9109 0.3710 0.081198")
     assert f"{math.log(6):.4f}" == "1.7918"
-    # the article prints (0.198, 0.069, 0.536, -0.087, -1.088, -1.138); the last is -1.1385,
-    # a half-way case that Python's float formatting rounds to -1.139
+    # the article prints (0.198, 0.069, 0.536, -0.087, -1.088, -1.138); the last is exactly
+    # -1.1385 in decimal, a tie that rounds half to even to the article's -1.138; the float
+    # quotient is -1.13850000000000007, a hair past the tie, and formats as -1.139
     assert [f"{v / 8:.3f}" for v in pure.RAW_SCORES[:5]] == [
         "0.198", "0.069", "0.536", "-0.087", "-1.088"]
     assert f"{pure.RAW_SCORES[5] / 8:.4f}" == "-1.1385"
+    tie = Decimal(str(pure.RAW_SCORES[5])) / 8
+    assert tie.quantize(Decimal("0.001"), rounding=ROUND_HALF_EVEN) == Decimal("-1.138")
+    assert f"{pure.RAW_SCORES[5] / 8:.3f}" == "-1.139"
     p = pure.softmax(pure.RAW_SCORES)
     # the article: "the fifth and sixth fall below 1e-6"; they are 2.1e-6 and 1.4e-6
     assert (f"{p[4]:.1e}", f"{p[5]:.1e}") == ("2.1e-06", "1.4e-06")

@@ -189,6 +189,16 @@ def test_gamma_frame_shows_the_chosen_run_and_keeps_its_axes():
     assert np.array_equal(v1(gamma=0.5, seed=0).rgba(), v.rgba())
 
 
+def test_gamma_frame_names_its_grey_reference_in_both_panels():
+    runs = {(g, 0): A.train_single_query(gamma=g, seed=0, steps=20) for g in (0, 0.5)}
+    v = part1.GammaFrame(runs, d_k=64)(gamma=0, seed=0)
+    for ax, ref in zip(v.fig.axes, (v.ref_loss, v.ref_p), strict=True):
+        handles, labels = ax.get_legend_handles_labels()
+        assert ref in handles and "γ = 0.5" in labels[handles.index(ref)]
+        shown = [t.get_text() for t in ax.get_legend().get_texts()]
+        assert labels[handles.index(ref)] in shown  # the legend drawn on the figure names it
+
+
 def test_score_histograms_density_matches_numpy():
     s = A.dot_product_samples(16, 2000, seed=1)
     v = plots.ScoreHistograms()

@@ -4,6 +4,7 @@ and the text under each frame reports what ``attnlib.numpy`` computes."""
 
 import numpy as np
 import pytest
+from matplotlib.backends.backend_agg import FigureCanvasAgg
 
 from attnlib import numpy as A
 from attnlib import perf
@@ -51,24 +52,86 @@ def _mask_problem():
     return S0, G, V, hidden
 
 
-def test_mask_fill_frames_draw_alike():
+@pytest.mark.parametrize("last", [dict(fill=-np.inf, dtype="float64", how="replace"),
+                                  dict(fill=-10.0, dtype="float32", how="add")])
+def test_mask_fill_frames_draw_alike(last):
     S0, G, V, hidden = _mask_problem()
     _same_after_detour(lambda: F.MaskFillView(S0, G, V, hidden),
-                       dict(fill=-10.0, dtype="float64"), dict(fill=0.0, dtype="float32"),
-                       dict(fill=-np.inf, dtype="float64"))
+                       dict(fill=-10.0, dtype="float64", how="replace"),
+                       dict(fill=0.0, dtype="float32", how="add"), last)
 
 
-@pytest.mark.parametrize("fill, dtype", [(-np.inf, "float64"), (-300.0, "float32"),
-                                         (-10.0, "float64"), (0.0, "float32")])
-def test_mask_fill_text(fill, dtype):
+def test_mask_fill_frame_is_a_full_draw():
     S0, G, V, hidden = _mask_problem()
-    view = F.MaskFillView(S0, G, V, hidden)(fill=fill, dtype=dtype)
+    view = F.MaskFillView(S0, G, V, hidden)
+    view(fill=-1e9, dtype="float32", how="add").rgba(90)
+    blit = view(fill=-5.0, dtype="float64", how="replace").rgba(90).copy()
+    view.fig.set_dpi(90)
+    canvas = FigureCanvasAgg(view.fig)
+    canvas.draw()
+    assert np.array_equal(blit, np.asarray(canvas.buffer_rgba()))
+
+
+def _masked(hidden, fill, how, dt):
+    """The mask arguments each way, as a chapter passes them to attnlib."""
+    if how == "replace":
+        return dict(mask=~hidden, fill=fill)
+    return dict(mask=np.where(hidden, fill, 0.0).astype(dt))
+
+
+@pytest.mark.parametrize("fill, dtype, how", [(-np.inf, "float64", "replace"),
+                                              (-300.0, "float32", "replace"),
+                                              (-10.0, "float64", "replace"),
+                                              (0.0, "float32", "replace"),
+                                              (-np.inf, "float64", "add"),
+                                              (-300.0, "float64", "add"),
+                                              (-10.0, "float32", "add"),
+                                              (0.0, "float64", "add")])
+def test_mask_fill_text(fill, dtype, how):
+    S0, G, V, hidden = _mask_problem()
+    view = F.MaskFillView(S0, G, V, hidden)(fill=fill, dtype=dtype, how=how)
     dt = np.dtype(dtype)
     p = A.attention_backward_parts(G.astype(dt), S0.astype(dt), np.eye(4, dtype=dt),
-                                   V.astype(dt), scale=1.0, mask=~hidden, fill=fill)
-    assert view.text.endswith(f"{dt.name}: 가린 자리(점선) max P = {float(p.P[hidden].max()):.2e}, "
-                              f"max |Δ| = {float(np.abs(p.delta[hidden]).max()):.2e}")
+                                   V.astype(dt), scale=1.0, **_masked(hidden, fill, how, dt))
+    label = "-inf" if np.isneginf(fill) else f"{fill:g}"
+    assert view.text == (
+        f"{F.MaskFillView.HOW[how]}, fill = {label}, {dt.name}: 가린 자리(점선) "
+        f"max P = {float(p.P[hidden].max()):.2e}, "
+        f"max |Δ| = {float(np.abs(p.delta[hidden]).max()):.2e}\n"
+        f"그 자리에서 QKᵀ 로 가는 기울기 max = {float(np.abs(p.dQ[hidden]).max()):.2e}")
     assert view.D.cells.texts[-1] == f"{p.delta[-1, -1]:.2f}"
+    assert view.R.cells.texts[-1] == f"{p.dQ[-1, -1]:.2f}"
+
+
+def test_mask_fill_gradient_reaches_scores_only_when_added():
+    """K = I: the third panel is ∂L/∂(QKᵀ), Δ with the replaced cells zeroed, or Δ itself."""
+    S0, G, V, hidden = _mask_problem()
+    view = F.MaskFillView(S0, G, V, hidden)
+    replaced = np.asarray(view(fill=-10.0, dtype="float64", how="replace").R.image.get_array())
+    delta = np.asarray(view.D.image.get_array())
+    assert np.all(replaced[hidden] == 0) and np.all(delta[hidden] != 0)
+    assert np.array_equal(replaced[~hidden], delta[~hidden])
+    added = np.asarray(view(fill=-10.0, dtype="float64", how="add").R.image.get_array())
+    assert np.array_equal(added, np.asarray(view.D.image.get_array()))
+    assert np.all(added[hidden] != 0)
+
+
+def test_mask_fill_zero_fill_is_no_mask_only_when_added():
+    """Issue 15: fill 0 replaces the hidden scores by 0 (not the same as no mask); added, it is."""
+    S0, G, V, hidden = _mask_problem()
+    view = F.MaskFillView(S0, G, V, hidden)
+    none = A.attention(S0, np.eye(4), V, scale=1.0)[1]
+    added = np.asarray(view(fill=0.0, dtype="float64", how="add").P.image.get_array())
+    replaced = np.asarray(view(fill=0.0, dtype="float64", how="replace").P.image.get_array())
+    assert np.array_equal(added, none)
+    assert np.allclose(replaced[0], [0.32, 0.227, 0.227, 0.227], atol=5e-3)
+    assert not np.allclose(replaced, none, atol=1e-2)
+
+
+def test_mask_fill_unknown_how():
+    S0, G, V, hidden = _mask_problem()
+    with pytest.raises(ValueError, match="how"):
+        F.MaskFillView(S0, G, V, hidden)(fill=-10.0, dtype="float64", how="multiply")
 
 
 def _dropout_problem():
@@ -98,3 +161,16 @@ def test_dropout_text(p_drop, seed):
                          f"그 자리 max |Δ| = {d_drop:.3f}\nr = ({r})")
     crossed = np.isfinite(view.U.marks.get_xdata()).sum() // 4  # 4 points per cross
     assert crossed == dropped.sum()
+
+
+def test_head_blocks_figure_outlines_each_head_and_stores_as_png():
+    from matplotlib.patches import Rectangle
+
+    from attnlib.plots import static
+
+    fig = F.head_blocks_figure(np.arange(32.0).reshape(4, 8), H=2)
+    ax = fig.axes[0]
+    boxes = [p for p in ax.patches if isinstance(p, Rectangle)]
+    assert [(b.get_x(), b.get_width()) for b in boxes] == [(-0.5, 4), (3.5, 4)]
+    assert [t.get_text() for t in ax.texts] == ["헤드 0", "헤드 1"]
+    assert static(fig).data[:8] == b"\x89PNG\r\n\x1a\n"  # a cell output with the image itself

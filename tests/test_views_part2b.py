@@ -97,10 +97,10 @@ def stacks():
     X0 = np.random.default_rng(0).normal(size=(n, d))
     base = A.block_weights(d, 6, seed=0)
     out = {}
-    for L in (2, 4, 6):
+    for N in (2, 4, 6):  # depth N (L is the loss)
         for a in (1, 16):
-            W = [(a * wq, wk, wv, wo) for wq, wk, wv, wo in base[:L]]
-            out[L, a] = (A.stack_grad_norms(X0, W, pre_ln=True, seed=100),
+            W = [(a * wq, wk, wv, wo) for wq, wk, wv, wo in base[:N]]
+            out[N, a] = (A.stack_grad_norms(X0, W, pre_ln=True, seed=100),
                          A.stack_grad_norms(X0, W, pre_ln=False, seed=100))
     return out
 
@@ -112,10 +112,20 @@ def test_stack_view_frames(stacks):
 
 def test_stack_view_numbers(stacks):
     view = part2b.StackView(stacks)(depth=6, alpha=16)
-    assert view.title.get_text() == "깊이 L = 6, 배수 α = 16"
+    assert view.title.get_text() == "깊이 N = 6, 배수 α = 16"
     np.testing.assert_array_equal(view.pre.get_ydata(), stacks[6, 16][0])
     ax = view.pre.axes
     lo, hi = ax.get_ylim()
     for pre, post in stacks.values():  # the fixed limits hold every frame
         assert lo < min(pre.min(), post.min()) and max(pre.max(), post.max()) < hi
         assert ax.get_xlim()[1] >= len(pre) - 1
+    assert ax.get_xlabel() == "층 l (0 = 입력, N = 출력)"
+
+
+def test_depth_scaling_has_several_y_ticks():
+    depths, pre, post = [3, 6, 12, 24, 48], [1.7, 2.4, 3.0, 5.0, 7.0], [1.3, 1.3, 0.9, 0.8, 1.4]
+    ax = part2b.depth_scaling(depths, pre, post).axes[0]
+    lo, hi = ax.get_ylim()
+    ticks = [t for t in ax.get_yticks() if lo <= t <= hi]
+    assert len(ticks) >= 3  # a log axis over less than a decade would otherwise show one tick
+    assert ax.get_xlabel() == "깊이 N"

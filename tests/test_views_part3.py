@@ -55,12 +55,12 @@ def test_online_step_view_text_matches_backend(online):
         steps = A.attention_blockwise_steps(q, K[idx], V[idx], block_k=4)
         for k in range(len(steps.stop)):
             view(step=k + 1, order=name)
-            m, alpha, l, o0, o1 = map(float, re.findall(number, view.text))
-            assert view.text.startswith(f"블록 {k + 1}/6 (키 {4 * k}–{4 * k + 3})")
-            assert m == pytest.approx(float(steps.m[k, 0]), abs=5e-4)
-            assert l == pytest.approx(float(steps.l[k, 0]), abs=5e-4)
-            expected = np.exp(steps.m[k - 1, 0] - steps.m[k, 0]) if k else 0.0
-            assert alpha == pytest.approx(float(expected), abs=5e-4)
+            s_max, rescale, ell, o0, o1 = map(float, re.findall(number, view.text))
+            assert view.text.startswith(f"블록 {k + 1}/6 (키 {4 * k}–{4 * k + 3}): s_max = ")
+            assert s_max == pytest.approx(float(steps.s_max[k, 0]), abs=5e-4)
+            assert ell == pytest.approx(float(steps.l[k, 0]), abs=5e-4)
+            expected = np.exp(steps.s_max[k - 1, 0] - steps.s_max[k, 0]) if k else 0.0
+            assert rescale == pytest.approx(float(expected), abs=5e-4)
             # O^(k) is the attention over the keys seen so far
             O_seen, _ = A.attention(q, K[idx][: 4 * (k + 1)], V[idx][: 4 * (k + 1)])
             assert (o0, o1) == pytest.approx(tuple(O_seen[0]), abs=5e-4)
@@ -85,6 +85,6 @@ def test_block_size_view_text_matches_backend(blocks):
             assert view.text == (
                 f"블록 {b}×{b}: 블록 {grid.size}개 중 {int((grid == 0).sum())}개 건너뜀, "
                 f"임시 배열 하나 {b * b}개 (P 전체 1024개의 {b * b / 1024:.1%}), "
-                f"attention_backward와 최대 차이 < 1e-12: True")
+                f"attention_backward 와 최대 차이 < 1e-12: True")
             assert [t.get_text() for t in view.counts] == [
                 str(int((grid == v).sum())) for v in (2, 1, 0)]

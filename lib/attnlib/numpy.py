@@ -280,7 +280,7 @@ def multihead_attention_backward(G, X, W_Q, W_K, W_V, W_O=None, *, H, mask=None,
 def attention_blockwise(Q, K, V, *, block_q, block_k, scale=None, mask=None, fill=-math.inf,
                         is_causal=False, fully_masked="nan", enable_gqa=False, dropout_mask=None,
                         p_drop=0.0):
-    """O and lse = m + log l by the online softmax over key blocks; returns (O, lse)."""
+    """O and lse = s_max + log l by the online softmax over key blocks; returns (O, lse)."""
     return _core.blockwise.attention_blockwise(ops, Q, K, V, block_q=block_q, block_k=block_k,
                                                scale=scale, mask=mask, fill=fill,
                                                is_causal=is_causal, fully_masked=fully_masked,
@@ -291,7 +291,7 @@ def attention_blockwise(Q, K, V, *, block_q, block_k, scale=None, mask=None, fil
 def attention_blockwise_steps(Q, K, V, *, block_k, scale=None, mask=None, fill=-math.inf,
                               is_causal=False, fully_masked="nan", enable_gqa=False,
                               dropout_mask=None, p_drop=0.0):
-    """The online softmax block by block: OnlineSteps(stop, m, l, acc, O), axis 0 = step."""
+    """The online softmax block by block: OnlineSteps(stop, s_max, l, acc, O), axis 0 = step."""
     return _core.blockwise.attention_blockwise_steps(ops, Q, K, V, block_k=block_k, scale=scale,
                                                      mask=mask, fill=fill, is_causal=is_causal,
                                                      fully_masked=fully_masked,
@@ -388,9 +388,10 @@ def post_ln_block_backward(G, X, W, *, mask=None, eps=1e-05):
 
 
 def stack_grad_norms(X, weights, *, pre_ln=True, mask=None, eps=1e-05, G=None, seed=0):
-    """‖∂L/∂x_l‖ for l = 0 … L through L blocks (x_0 = X, x_L the output), L = Σ G ⊙ x_L.
+    """‖∂L/∂x_l‖ for l = 0 … N through N = len(weights) blocks (x_0 = X, x_N the output),
+    loss L = Σ G ⊙ x_N.
 
-    G defaults to N(0, 1) entries drawn with ``seed``. Returns an array of length L + 1.
+    G defaults to N(0, 1) entries drawn with ``seed``. Returns an array of length N + 1.
     """
     return _core.blocks.stack_grad_norms(ops, X, weights, pre_ln=pre_ln, mask=mask, eps=eps, G=G,
                                          seed=seed)

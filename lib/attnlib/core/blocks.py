@@ -81,9 +81,10 @@ def post_ln_block_backward(xp, G, X, W, *, mask=None, eps=1e-5):
 
 
 def stack_grad_norms(xp, X, weights, *, pre_ln=True, mask=None, eps=1e-5, G=None, seed=0):
-    """‖∂L/∂x_l‖ for l = 0 … L through L blocks (x_0 = X, x_L the output), L = Σ G ⊙ x_L.
+    """‖∂L/∂x_l‖ for l = 0 … N through N = len(weights) blocks (x_0 = X, x_N the output),
+    loss L = Σ G ⊙ x_N.
 
-    G defaults to N(0, 1) entries drawn with ``seed``. Returns an array of length L + 1.
+    G defaults to N(0, 1) entries drawn with ``seed``. Returns an array of length N + 1.
     """
     X = validate.array(xp, X, "X", min_ndim=2)
     block, backward = ((pre_ln_block, pre_ln_block_backward) if pre_ln

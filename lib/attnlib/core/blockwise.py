@@ -1,12 +1,13 @@
 """Blockwise attention: the online softmax forward and the backward that recomputes P from lse.
 
 No ``(..., n, m)`` array is ever made: the forward walks the keys in blocks of ``block_k``
-with a running max ``m_i``, a running sum ``l_i`` and an unnormalised output, rescaled by
-``exp(m_old − m_new)`` whenever the max grows; the backward recomputes each ``block_q × block_k``
-block of P as ``exp(S − lse)`` and uses ``r = rowsum(G ⊙ O)``. Conventions (scale, mask, fill,
-is_causal, fully_masked, enable_gqa, dropout_mask, shapes) are those of ``attention``; a block
-whose every score is −inf is skipped (it adds exactly nothing). With ``fully_masked="nan"`` and a
-fully masked row that G reads, NaN reaches dV only in the key blocks that are not skipped.
+with a running max ``s_max`` (the largest score so far; ``m`` is the number of keys), a running
+sum ``l_i`` and an unnormalised output, rescaled by ``exp(s_max_old − s_max_new)`` whenever the max
+grows; the backward recomputes each ``block_q × block_k`` block of P as ``exp(S − lse)`` and uses
+``r = rowsum(G ⊙ O)``. Conventions (scale, mask, fill, is_causal, fully_masked, enable_gqa,
+dropout_mask, shapes) are those of ``attention``; a block whose every score is −inf is skipped (it
+adds exactly nothing). With ``fully_masked="nan"`` and a fully masked row that G reads, NaN
+reaches dV only in the key blocks that are not skipped.
 """
 
 import math
@@ -31,10 +32,11 @@ from .validate import attention_inputs
 
 class OnlineSteps(NamedTuple):
     """The online softmax after each key block (axis 0 of the arrays): ``stop`` (keys seen so far),
-    running max m and sum l (..., n), acc = Σ_j e^{S_ij − m_i} (M/(1−p))_ij V_j and O = acc / l."""
+    running max s_max and sum l (..., n), acc = Σ_j e^{S_ij − s_max} (M/(1−p))_ij V_j,
+    O = acc / l."""
 
     stop: Any
-    m: Any
+    s_max: Any
     l: Any
     acc: Any
     O: Any
@@ -43,7 +45,7 @@ class OnlineSteps(NamedTuple):
 def attention_blockwise(xp, Q, K, V, *, block_q, block_k, scale=None, mask=None, fill=NEG_INF,
                         is_causal=False, fully_masked="nan", enable_gqa=False, dropout_mask=None,
                         p_drop=0.0):
-    """O and lse = m + log l by the online softmax over key blocks; returns (O, lse)."""
+    """O and lse = s_max + log l by the online softmax over key blocks; returns (O, lse)."""
     inputs = attention_inputs(xp, Q, K, V, scale=scale, mask=mask, fill=fill, is_causal=is_causal,
                               fully_masked=fully_masked, enable_gqa=enable_gqa,
                               dropout_mask=dropout_mask, p_drop=p_drop)
@@ -52,12 +54,12 @@ def attention_blockwise(xp, Q, K, V, *, block_q, block_k, scale=None, mask=None,
     O = xp.zeros(inputs.O_shape, inputs.Q)  # (..., n, d_v)
     lse = xp.zeros(inputs.S_shape[:-1], inputs.Q)  # (..., n)
     for rows in _blocks(n, bq):
-        m_i, l_i, acc = _online_start(xp, inputs, rows)
+        s_max, l_i, acc = _online_start(xp, inputs, rows)
         for cols in _blocks(m, bk):
             if not _skipped(xp, inputs, rows, cols):  # a block of −inf scores adds nothing
-                m_i, l_i, acc = _online_step(xp, inputs, m_i, l_i, acc, rows=rows, cols=cols)
+                s_max, l_i, acc = _online_step(xp, inputs, s_max, l_i, acc, rows=rows, cols=cols)
         with xp.errstate():
-            l_i, lse[..., rows] = normalizer(xp, m_i, l_i, inputs.fully_masked)  # l = 0: masked
+            l_i, lse[..., rows] = normalizer(xp, s_max, l_i, inputs.fully_masked)  # l = 0: masked
             O[..., rows, :] = acc / l_i[..., None]  # 0/0 = NaN there, or 0/1 = 0
     return O, lse
 
@@ -65,19 +67,19 @@ def attention_blockwise(xp, Q, K, V, *, block_q, block_k, scale=None, mask=None,
 def attention_blockwise_steps(xp, Q, K, V, *, block_k, scale=None, mask=None, fill=NEG_INF,
                               is_causal=False, fully_masked="nan", enable_gqa=False,
                               dropout_mask=None, p_drop=0.0):
-    """The online softmax block by block: OnlineSteps(stop, m, l, acc, O), axis 0 = step."""
+    """The online softmax block by block: OnlineSteps(stop, s_max, l, acc, O), axis 0 = step."""
     inputs = attention_inputs(xp, Q, K, V, scale=scale, mask=mask, fill=fill, is_causal=is_causal,
                               fully_masked=fully_masked, enable_gqa=enable_gqa,
                               dropout_mask=dropout_mask, p_drop=p_drop)
     bk = _block_size(block_k, "block_k")
     rows = slice(0, inputs.Q.shape[-2])  # every query row at once
-    m_i, l_i, acc = _online_start(xp, inputs, rows)
+    s_max, l_i, acc = _online_start(xp, inputs, rows)
     steps = []
     for cols in _blocks(inputs.K.shape[-2], bk):
-        m_i, l_i, acc = _online_step(xp, inputs, m_i, l_i, acc, rows=rows, cols=cols)
+        s_max, l_i, acc = _online_step(xp, inputs, s_max, l_i, acc, rows=rows, cols=cols)
         with xp.errstate():
-            Z, _ = normalizer(xp, m_i, l_i, inputs.fully_masked)
-            steps.append((cols.stop, m_i, l_i, acc, acc / Z[..., None]))
+            Z, _ = normalizer(xp, s_max, l_i, inputs.fully_masked)
+            steps.append((cols.stop, s_max, l_i, acc, acc / Z[..., None]))
     stop, *arrays = zip(*steps, strict=True)
     return OnlineSteps(stop, *(xp.stack(x) for x in arrays))
 
@@ -131,27 +133,27 @@ def attention_blockwise_backward(xp, G, Q, K, V, O, lse, *, block_q, block_k, sc
 
 
 def _online_start(xp, inputs, rows):
-    """m = −inf, l = 0 (shaped like lse's rows) and acc = 0 (like O's rows) for the query rows."""
+    """s_max = −inf, l = 0 (like lse's rows) and acc = 0 (like O's rows) for the query rows."""
     n_rows = rows.stop - rows.start
-    m_i = xp.zeros(inputs.S_shape[:-2] + (n_rows,), inputs.Q) - math.inf  # (..., bq)
+    s_max = xp.zeros(inputs.S_shape[:-2] + (n_rows,), inputs.Q) - math.inf  # (..., bq)
     l_i = xp.zeros(inputs.S_shape[:-2] + (n_rows,), inputs.Q)  # (..., bq)
     acc = xp.zeros(inputs.O_shape[:-2] + (n_rows, inputs.V.shape[-1]), inputs.Q)  # (.., bq, d_v)
-    return m_i, l_i, acc
+    return s_max, l_i, acc
 
 
-def _online_step(xp, inputs, m_i, l_i, acc, *, rows, cols):
-    """Fold key block ``cols`` into (m, l, acc): m' = max(m, max_j S_ij),
-    l' = e^{m−m'} l + Σ_j e^{S_ij−m'}, acc' = e^{m−m'} acc + Σ_j e^{S_ij−m'} V_j."""
+def _online_step(xp, inputs, s_max, l_i, acc, *, rows, cols):
+    """Fold key block ``cols`` into (s_max, l, acc): s' = max(s_max, max_j S_ij),
+    l' = e^{s_max−s'} l + Σ_j e^{S_ij−s'}, acc' = e^{s_max−s'} acc + Σ_j e^{S_ij−s'} V_j."""
     S_ij = masked_scores(xp, inputs, rows=rows, cols=cols)  # (..., bq, bk)
     with xp.errstate():
-        m_new = xp.detach(_maximum(xp, m_i, xp.max(S_ij, axis=-1)))  # (..., bq)
-        shift = xp.where(m_new == -math.inf, 0.0, m_new)  # a row with nothing yet: keep 0, not NaN
-        alpha = xp.exp(m_i - shift)  # (..., bq): rescales what was summed under the old max
-        E = xp.exp_(xp.isub(S_ij, shift[..., None]))  # e^(S_ij − m'), in S_ij's buffer
+        s_max_new = xp.detach(_maximum(xp, s_max, xp.max(S_ij, axis=-1)))  # (..., bq)
+        shift = xp.where(s_max_new == -math.inf, 0.0, s_max_new)  # nothing seen yet: 0, not NaN
+        alpha = xp.exp(s_max - shift)  # (..., bq): rescales what was summed under the old max
+        E = xp.exp_(xp.isub(S_ij, shift[..., None]))  # e^(S_ij − s'), in S_ij's buffer
         l_new = alpha * l_i + xp.sum(E, axis=-1)  # (..., bq)
         E_tilde = dropped(E, block(xp, inputs, inputs.dropout, rows, cols))  # (..., bq, bk)
         acc = acc * alpha[..., None] + E_tilde @ inputs.V[..., cols, :]  # (.., bk) @ (.., bk, d_v)
-    return m_new, l_new, acc
+    return s_max_new, l_new, acc
 
 
 # ---------------------------------------------------------------------- block helpers ----

@@ -230,8 +230,9 @@ def training_curves(runs):
 
 
 class GammaFrame(plots.View):
-    """Loss and max p against the step for scores ÷ d_k^γ (the γ = 1/2 run of the same seed in
-    grey); ``runs`` maps ``(γ, seed)`` to a History, ``view(gamma=γ, seed=s)`` shows one run.
+    """Loss and max p against the step for scores ÷ d_k^γ, with the γ = 1/2 run of the same seed in
+    grey (labelled in both legends: its loss on the left, its p_target on the right); ``runs``
+    maps ``(γ, seed)`` to a History, ``view(gamma=γ, seed=s)`` shows one run.
 
     The loss axis fits every run of the shown seed, so runs can be compared as γ moves; a new
     seed rescales it (the loss y axis is a tracked artist, redrawn with the curves).
@@ -252,7 +253,8 @@ class GammaFrame(plots.View):
         ax_l.set_xlim(steps[0], steps[-1])
         grey = dict(color=plots.COLORS["muted"], lw=1)
         self.ref_loss, = ax_l.plot(steps, steps * np.nan, label=f"γ = {reference_gamma:g}", **grey)
-        self.ref_p, = ax_p.plot(steps, steps * np.nan, **grey)
+        self.ref_p, = ax_p.plot(steps, steps * np.nan, label=f"γ = {reference_gamma:g} 의 $p_4$",
+                                **grey)
         self.loss, = ax_l.plot(steps, steps * np.nan, color=_RAW, label="γ")
         self.max_p, = ax_p.plot(steps, steps * np.nan, color=_RAW, label="최대 p")
         self.p_target, = ax_p.plot(steps, steps * np.nan, color=_SCALED, ls="--",

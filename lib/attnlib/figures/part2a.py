@@ -20,12 +20,13 @@ __all__ = ["Heatmap", "JacobianCostView", "MaskFillView", "DropoutView",
 
 
 def _cell_text(v: float) -> str:
-    """A cell's number in at most five characters (it must fit the cell): 0.25, -0.02, 3e-5."""
+    """A cell's number in at most five characters (it must fit the cell): 0.25, -0.02, 3e-5,
+    never a signed zero such as -0.00."""
     if v == 0:
         return "0"
     if not np.isfinite(v):
         return "nan"
-    if abs(v) < 1e-3:
+    if abs(v) < 5e-3:  # .2f would print 0.00 or -0.00
         mantissa, exponent = f"{v:.0e}".split("e")
         return f"{mantissa}e{int(exponent)}"
     return f"{v:.2f}"
@@ -172,31 +173,46 @@ class JacobianCostView(plots.View):
 
 
 class MaskFillView(plots.View):
-    """P and Δ of the scores S0 with the ``hidden`` cells (outlined) replaced by a fill value;
-    ``view(fill=f, dtype=dt)`` recomputes them in that dtype."""
+    """P, Δ = ∂L/∂S and the gradient that reaches QKᵀ for the scores S0 with the ``hidden``
+    cells (outlined) masked by ``fill``, replaced (a boolean mask) or added (a float mask);
+    ``view(fill=f, dtype=dt, how="replace" | "add")`` recomputes them in that dtype.
+
+    The scores are S0 as Q = S0, K = I, scale 1, so ∂L/∂Q is exactly ∂L/∂(QKᵀ)."""
+
+    HOW = {"replace": "바꿔 넣기", "add": "더하기"}
 
     def __init__(self, S0, G, V, hidden):
         self.S0, self.G, self.V, self.hidden = S0, G, V, np.asarray(hidden, bool)
-        fig, (ax1, ax2) = _heatmap_figure(5.6, 2.7, ncols=2, wspace=0.25)
+        fig, (ax1, ax2, ax3) = _heatmap_figure(8.1, 2.7, ncols=3, wspace=0.3)
         super().__init__(fig)
         self.P = Heatmap(ax1, S0.shape, "P = softmax(S)", diverging=False)
         self.D = Heatmap(ax2, S0.shape, "Δ = P⊙(U − r)")
-        self.track(self.P.artists, self.D.artists)
+        self.R = Heatmap(ax3, S0.shape, "QKᵀ 로 가는 기울기")
+        self.track(self.P.artists, self.D.artists, self.R.artists)
         self.text = ""
 
-    def update(self, fill, dtype):
+    def update(self, fill, dtype, how="replace"):
         dt, hidden = np.dtype(dtype), self.hidden
+        if how == "replace":  # boolean mask: the hidden scores become fill
+            masked = dict(mask=~hidden, fill=fill)
+        elif how == "add":  # float mask: fill is added to the hidden scores
+            masked = dict(mask=np.where(hidden, fill, 0.0).astype(dt))
+        else:
+            raise ValueError(f"how must be 'replace' or 'add', got {how!r}")
         m = self.S0.shape[-1]
         parts = A.attention_backward_parts(self.G.astype(dt), self.S0.astype(dt),
                                            np.eye(m, dtype=dt), self.V.astype(dt),
-                                           scale=1.0, mask=~hidden, fill=fill)
-        P, D = parts.P, parts.delta
+                                           scale=1.0, **masked)
+        P, D, reach = parts.P, parts.delta, parts.dQ  # K = I: dQ = ∂L/∂(QKᵀ)
         self.P.set(P, hidden)
         self.D.set(D, hidden)
+        self.R.set(reach, hidden)
         leak_p, leak_d = float(P[hidden].max()), float(np.abs(D[hidden]).max())
+        leak_r = float(np.abs(reach[hidden]).max())
         label = "-inf" if np.isneginf(fill) else f"{fill:g}"
-        self.text = (f"fill = {label}, {dt.name}: 가린 자리(점선) max P = {leak_p:.2e}, "
-                     f"max |Δ| = {leak_d:.2e}")
+        self.text = (f"{self.HOW[how]}, fill = {label}, {dt.name}: 가린 자리(점선) "
+                     f"max P = {leak_p:.2e}, max |Δ| = {leak_d:.2e}\n"
+                     f"그 자리에서 QKᵀ 로 가는 기울기 max = {leak_r:.2e}")
 
 
 def dropout_keep_mask(n, m, p_drop, seed):
@@ -235,19 +251,22 @@ class DropoutView(plots.View):
                      f"그 자리 max |Δ| = {d_drop:.3f}\nr = ({r})")
 
 
-def head_blocks_figure(dW_Q, H, title="W_Q 의 기울기 |dL/dW_Q|: 헤드마다 제 블록"):
-    """|∂L/∂W_Q| with the H column blocks (one per head) outlined."""
+_HEAD_BLOCKS_TITLE = r"$W_Q$ 의 기울기 $|\partial L/\partial W_Q|$: 헤드마다 제 블록"
+
+
+def head_blocks_figure(dW_Q, H, title=_HEAD_BLOCKS_TITLE):
+    """|∂L/∂W_Q| with the H column blocks (one per head) outlined and named above."""
     dW_Q = np.asarray(dW_Q)
     d, He = dW_Q.shape
-    fig, ax = plots.new_figure(width=6.0, height=2.6)
+    fig, ax = plots.new_figure(width=6.0, height=2.8)
     ax.imshow(np.abs(dW_Q), cmap="Greys", aspect="auto")
     e = He // H
     for h in range(H):
         ax.add_patch(Rectangle((h * e - 0.5, -0.5), e, d, fill=False,
                                edgecolor=plots.COLORS["theory"], lw=1.5))
-        ax.text(h * e + e / 2 - 0.5, -0.9, f"헤드 {h}", ha="center", va="bottom", fontsize=8)
-    ax.set_xlabel("열 (헤드마다 d_k 개)", fontsize=8)
-    ax.set_ylabel("행 (d)", fontsize=8)
-    ax.set_title(title, fontsize=9, pad=14)
+        ax.text(h * e + e / 2 - 0.5, -0.7, f"헤드 {h}", ha="center", va="bottom", fontsize=8)
+    ax.set_xlabel(r"열 (헤드마다 $d_k$ 개)", fontsize=8)
+    ax.set_ylabel(r"행 ($d$)", fontsize=8)
+    ax.set_title(title, fontsize=9, pad=20)  # above the head names
     ax.tick_params(labelsize=7)
     return fig

@@ -146,8 +146,8 @@ def monitor_curves(healthy, collapsed, *, head):
 
 
 class StackView(View):
-    """‖∂L/∂x_l‖ at each layer l of a stack, pre-LN and post-LN (log scale);
-    ``frames[depth, alpha] = (pre, post)``; ``view(depth=L, alpha=α)`` shows one."""
+    """‖∂L/∂x_l‖ at each layer l of a stack of depth N, pre-LN and post-LN (log scale);
+    ``frames[depth, alpha] = (pre, post)``; ``view(depth=N, alpha=α)`` shows one."""
 
     def __init__(self, frames):
         self.frames = frames
@@ -164,7 +164,7 @@ class StackView(View):
         ax.set_ylim(values.min() / 1.3, values.max() * 1.3)
         self.ax = self.track(ax.xaxis).axes
         ax.xaxis.set_major_locator(MaxNLocator(integer=True))  # layers are whole numbers
-        ax.set_xlabel("층 l (0 = 입력, L = 출력)")
+        ax.set_xlabel("층 l (0 = 입력, N = 출력)")
         ax.set_ylabel(r"$\Vert\partial L/\partial x_l\Vert$")
         self.title = self.track(ax.set_title(" ", fontsize=10))
         ax.legend(frameon=False, fontsize=8, loc="upper right")
@@ -175,19 +175,21 @@ class StackView(View):
         layers = np.arange(len(pre))
         self.pre.set_data(layers, pre)
         self.post.set_data(layers, post)
-        self.title.set_text(f"깊이 L = {len(pre) - 1}, 배수 α = {alpha:g}")
+        self.title.set_text(f"깊이 N = {len(pre) - 1}, 배수 α = {alpha:g}")
         self.ax.set_xlim(-0.02 * layers[-1], 1.02 * layers[-1])
 
 
 def depth_scaling(depths, pre_ratio, post_ratio):
-    """‖∂L/∂x_0‖ / ‖∂L/∂x_L‖ against the depth L, pre-LN and post-LN."""
+    """‖∂L/∂x_0‖ / ‖∂L/∂x_N‖ against the depth N, pre-LN and post-LN; y ticks at powers of 2."""
     fig, ax = new_figure(5.0, 2.8)
     ax.plot(depths, pre_ratio, "o-", color=COLORS["sample"], label="pre-LN")
     ax.plot(depths, post_ratio, "o-", color=COLORS["theory"], label="post-LN")
     ax.axhline(1, color=COLORS["muted"], lw=1, ls="--")
     _log2_x(ax, depths)
-    _log_y(ax)
-    ax.set_xlabel("깊이 L")
+    ratios = np.concatenate([pre_ratio, post_ratio, [1.0]])
+    lo, hi = np.floor(np.log2(ratios.min())), np.ceil(np.log2(ratios.max()))
+    plain_log_axis(ax, "y", ticks=2.0 ** np.arange(lo, hi + 1))  # several ticks, not one decade
+    ax.set_xlabel("깊이 N")
     ax.set_ylabel("입력 / 출력 기울기 크기")
     ax.legend(frameon=False, fontsize=8)
     ax.spines[["top", "right"]].set_visible(False)

@@ -49,7 +49,7 @@ class OnlineStepView(plots.View):
         ax.set_ylim(s_all.min() - pad, s_all.max() + pad)  # every order's scores fit
         ax.set_xlabel("키 j", fontsize=8)
         ax.set_title("점수 $s_j$ (초록: 지금 블록)", fontsize=9, loc="left")
-        # m (dashed) and the m before this block (dotted) in words, clear of every bar
+        # s_max (dashed) and the s_max before this block (dotted) in words, clear of every bar
         self.m_title = self.track(ax.set_title(" ", fontsize=9, loc="right"))
         ax.tick_params(labelsize=7)
         ax.spines[["top", "right"]].set_visible(False)
@@ -65,7 +65,7 @@ class OnlineStepView(plots.View):
         pad = 0.25 * max(float((hi - lo).max()), 0.2)
         bx.set_xlim(lo[0] - pad, hi[0] + pad)
         bx.set_ylim(lo[1] - pad, hi[1] + pad)
-        bx.set_title("$O^{(k)} = a^{(k)} / l^{(k)}$", fontsize=9)
+        bx.set_title(r"$O^{(k)} = \mathrm{acc}^{(k)} / \ell^{(k)}$", fontsize=9)
         bx.tick_params(labelsize=7)
         bx.legend(frameon=False, fontsize=7, loc="upper left")
         self.text = ""
@@ -74,24 +74,25 @@ class OnlineStepView(plots.View):
         s, steps = self.runs[order]
         k = step - 1
         stop, start = steps.stop[k], (steps.stop[k - 1] if k > 0 else 0)
-        m_k, l_k = float(steps.m[k, 0]), float(steps.l[k, 0])
-        m_prev = float(steps.m[k - 1, 0]) if k > 0 else -np.inf
+        s_k, l_k = float(steps.s_max[k, 0]), float(steps.l[k, 0])
+        s_prev = float(steps.s_max[k - 1, 0]) if k > 0 else -np.inf
         for j, (bar, v) in enumerate(zip(self.bars, s, strict=True)):
             bar.set_height(v)
             bar.set_color(C["sample"] if j < start else (C["accent"] if j < stop else _PENDING))
-        self.m_line.set_ydata([m_k, m_k])
-        shown = bool(np.isfinite(m_prev) and m_prev != m_k)
+        self.m_line.set_ydata([s_k, s_k])
+        shown = bool(np.isfinite(s_prev) and s_prev != s_k)
         self.prev_line.set_visible(shown)
         if shown:
-            self.prev_line.set_ydata([m_prev, m_prev])
-        self.m_title.set_text(f"m = {m_k:.2f}" + (f", 이전 m = {m_prev:.2f}" if shown else ""))
+            self.prev_line.set_ydata([s_prev, s_prev])
+        self.m_title.set_text(r"$s_{\max}$" + f" = {s_k:.2f}"
+                              + (f", 이전 {s_prev:.2f}" if shown else ""))
 
         Op = np.asarray(steps.O[:, 0])  # (steps, d_v)
         self.path.set_data(Op[: k + 1, 0], Op[: k + 1, 1])
         self.now.set_data([Op[k, 0]], [Op[k, 1]])
-        alpha = np.exp(m_prev - m_k) if np.isfinite(m_prev) else 0.0
-        self.text = (f"블록 {step}/{len(steps.stop)} (키 {start}–{stop - 1}): m = {m_k:.3f}, "
-                     f"재조정 배수 e^(m_old − m) = {alpha:.3f}, l = {l_k:.3f}, "
+        rescale = np.exp(s_prev - s_k) if np.isfinite(s_prev) else 0.0
+        self.text = (f"블록 {step}/{len(steps.stop)} (키 {start}–{stop - 1}): s_max = {s_k:.3f}, "
+                     f"재조정 배수 e^(이전 s_max − s_max) = {rescale:.3f}, ℓ = {l_k:.3f}, "
                      f"O = ({Op[k, 0]:+.3f}, {Op[k, 1]:+.3f})")
 
 
@@ -163,7 +164,7 @@ class BlockSizeView(plots.View):
         self.text = (f"블록 {block}×{block}: 블록 {grid.size}개 중 {counts[2]}개 건너뜀, "
                      f"임시 배열 하나 {block * block}개 (P 전체 {n * m}개의 "
                      f"{block * block / (n * m):.1%}), "
-                     f"attention_backward와 최대 차이 < 1e-12: {worst < 1e-12}")
+                     f"attention_backward 와 최대 차이 < 1e-12: {worst < 1e-12}")
 
 
 def memory_figure(run, *, per_row, per_entry):
