@@ -87,9 +87,11 @@ def edit(text, edits, where):
     """``text`` with the edits applied, and a list of complaints (edits that found nothing)."""
     problems = []
     for old, new in edits:
+        if new and new in text:
+            continue  # done already (``new`` may contain ``old``)
         if old in text:
             text = text.replace(old, new)
-        elif new and new not in text:  # neither to do nor done (a deletion may be done)
+        elif new:  # neither to do nor done (a deletion may be done)
             problems.append(f"{where}: not found: {old!r}")
     return text, problems
 
