@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from attnlib import perf
+from attnlib import measure
 
 
 def backends(report, sizes, dtypes, rounds, budget_s, device="cpu"):
@@ -10,7 +10,7 @@ def backends(report, sizes, dtypes, rounds, budget_s, device="cpu"):
     results = {}
     for dtype in dtypes:
         for n in sizes:
-            t = perf.backend_race(n, 64, dtype=dtype, rounds=rounds, budget_s=budget_s,
+            t = measure.backend_race(n, 64, dtype=dtype, rounds=rounds, budget_s=budget_s,
                                   device=device)
             results[f"{device}/{dtype}/{n}"] = t
             size = f"n=m={n} d=64 f{dtype[-2:]}" + ("" if device == "cpu" else f" {device}")
@@ -33,7 +33,7 @@ def backends(report, sizes, dtypes, rounds, budget_s, device="cpu"):
 
 def row_rule(report, n, ms, rounds, fit_from=128):
     """§2: the softmax VJP by an explicit Jacobian against the row rule, as m grows."""
-    rows = perf.row_rule_sweep(n, ms, rounds=rounds)
+    rows = measure.row_rule_sweep(n, ms, rounds=rounds)
     for r in rows:
         size = f"n={n} m={r['m']}"
         report.add("2", "Jacobian VJP / row rule: time", size, "J", r["t_jacobian"],
@@ -42,8 +42,8 @@ def row_rule(report, n, ms, rounds, fit_from=128):
                    "row", r["mem_row"], "MB")
     fit = [r for r in rows if r["m"] >= fit_from] or rows
     ms_fit = [r["m"] for r in fit]
-    k_time = perf.growth_exponent(ms_fit, [r["t_jacobian"] / r["t_row"] for r in fit])
-    k_mem = perf.growth_exponent(ms_fit, [r["mem_jacobian"] / r["mem_row"] for r in fit])
+    k_time = measure.growth_exponent(ms_fit, [r["t_jacobian"] / r["t_row"] for r in fit])
+    k_mem = measure.growth_exponent(ms_fit, [r["mem_jacobian"] / r["mem_row"] for r in fit])
     last = rows[-1]
     extra = (last["mem_row"] - last["nm_bytes"]) / last["nm_bytes"]  # beyond its output Δ
     report.notes.append(
@@ -58,7 +58,7 @@ def row_rule(report, n, ms, rounds, fit_from=128):
 
 def lse(report, ns, device="cpu"):
     """§3: what the forward keeps for the backward and the backward's peak, saved P against LSE."""
-    rows = perf.lse_sweep(ns)
+    rows = measure.lse_sweep(ns)
     for r in rows:
         size = f"n=m={r['n']} d=64"
         report.add("3", "kept fwd→bwd: saved P / LSE (np)", size, "P", r["kept_saved_p"],
@@ -68,7 +68,7 @@ def lse(report, ns, device="cpu"):
         if "peak_bwd_blockwise" in r:
             report.add("3", "bwd peak: LSE / blockwise LSE (np)", size, "lse", r["peak_bwd_lse"],
                        "blk", r["peak_bwd_blockwise"], "MB", note=f"blocks {r['block']}")
-    torch_rows = perf.torch_saved_sweep(ns, device=device)
+    torch_rows = measure.torch_saved_sweep(ns, device=device)
     for r in torch_rows:
         size = f"n=m={r['n']} d=64"
         report.add("3", "kept fwd→bwd: autograd / SDPA", size, "ag", r["saved_autograd"],
@@ -79,8 +79,8 @@ def lse(report, ns, device="cpu"):
             report.add("3", "CUDA bwd peak: autograd / SDPA", size, "ag",
                        r["cuda_peak_bwd_autograd"], "sdpa", r["cuda_peak_bwd_sdpa"], "MB")
     ns_ = [r["n"] for r in rows]
-    k_p = perf.growth_exponent(ns_, [r["kept_saved_p"] for r in rows])
-    k_lse = perf.growth_exponent(ns_, [r["kept_lse"] for r in rows])
+    k_p = measure.growth_exponent(ns_, [r["kept_saved_p"] for r in rows])
+    k_lse = measure.growth_exponent(ns_, [r["kept_lse"] for r in rows])
     report.notes.append(f"§3 growth with n = m of what the forward keeps: saved P ∝ n^{k_p:.2f}, "
                         f"LSE (O, lse) ∝ n^{k_lse:.2f}")
     last = rows[-1]

@@ -12,7 +12,7 @@ torch = pytest.importorskip("torch")
 from attnlib import numpy as N  # noqa: E402
 from attnlib import torch as T  # noqa: E402
 
-TORCH_ONLY = {"AttentionFunction", "attention_autograd"}
+TORCH_ONLY = {"AttentionFunction", "attention_autograd", "MonitorRun", "train_monitored"}
 
 
 def test_same_names():

@@ -15,7 +15,8 @@ def test_gamma_generalises_scaled(B):
     assert len(B.train_single_query(steps=0).loss) == 0
 
 
-def test_torch_uses_autograd_numpy_the_rule(monkeypatch):
+def test_one_gradient_in_both_backends_autograd_on_request(monkeypatch):
+    """The hand-written rule in both backends; torch autograd only with autograd=True."""
     torch = pytest.importorskip("torch")
     from attnlib import numpy as N
     from attnlib import torch as T
@@ -23,11 +24,32 @@ def test_torch_uses_autograd_numpy_the_rule(monkeypatch):
     calls = []
     orig = torch.autograd.grad
     monkeypatch.setattr(torch.autograd, "grad", lambda *a, **k: calls.append(1) or orig(*a, **k))
-    h_t = T.train_single_query(steps=30)
-    assert len(calls) == 30
     h_n = N.train_single_query(steps=30)
+    h_t = T.train_single_query(steps=30)
+    assert not calls
     for x, y in zip(h_t, h_n, strict=True):
+        np.testing.assert_allclose(to_np(x), y, rtol=1e-12, atol=1e-15)  # the same steps
+    h_auto = T.train_single_query(steps=30, autograd=True)
+    assert len(calls) == 30
+    for x, y in zip(h_auto, h_n, strict=True):
         np.testing.assert_allclose(to_np(x), y, rtol=1e-10, atol=1e-14)
+    with pytest.raises(ValueError, match="torch backend"):
+        N.train_single_query(steps=1, autograd=True)
+    with pytest.raises(ValueError, match="torch backend"):
+        N.train_score_drift(steps=1, autograd=True)
+
+
+def test_single_query_problem_is_the_articles():
+    from attnlib import numpy as N
+    from attnlib import pure
+
+    K, V, q = (np.array(x) for x in pure.single_query_problem(seed=5, d_k=6, d_v=3, m=4))
+    h = N.train_single_query(steps=1, seed=5, d_k=6, d_v=3, m=4, target=2, gamma=0.5)
+    p = np.exp(K @ q / 6**0.5)
+    p /= p.sum()
+    residual = p @ V - V[2]
+    assert h.loss[0] == pytest.approx(0.5 * residual @ residual, rel=1e-14)
+    assert h.p_target[0] == pytest.approx(p[2], rel=1e-14)
 
 
 def test_multiplier_grad_norms(B):
@@ -39,3 +61,15 @@ def test_multiplier_grad_norms(B):
     assert to_np(g.max_p)[-1] > 0.99
     p = B.attention_backward_parts(G, Q, K, V, scale=4 / 4.0)
     assert float(g.dK[2]) == pytest.approx(float(np.linalg.norm(to_np(p.dK))), rel=1e-12)
+
+
+def test_multiplier_grad_norms_masks_as_attention_does(B):
+    """mask and fill mean what they mean in ``attention`` (no fill chosen behind the caller)."""
+    Q, K, V, G = randn((4, 16), (8, 16), (8, 8), (4, 8), seed=1)
+    mask = np.tril(np.ones((4, 8), dtype=bool))
+    for fill in (-np.inf, -1e9, -3.0):
+        g = B.multiplier_grad_norms(G, Q, K, V, [1, 8], mask=mask, fill=fill)
+        for k, alpha in enumerate([1, 8]):
+            dQ, dK, dV = B.attention_backward(G, Q, K, V, scale=alpha / 4.0, mask=mask, fill=fill)
+            assert float(g.dQ[k]) == pytest.approx(float(np.linalg.norm(to_np(dQ))), rel=1e-12)
+            assert float(g.dV[k]) == pytest.approx(float(np.linalg.norm(to_np(dV))), rel=1e-12)

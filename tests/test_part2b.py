@@ -7,10 +7,9 @@ import numpy as np
 import pytest
 import torch
 
-from attnlib.core import collapse, double_scale, monitor
-from attnlib.core._ops import NumpyOps
-
-xp = NumpyOps()
+from attnlib import torch as T
+from attnlib.core import collapse, double_scale
+from attnlib.numpy import ops as xp
 
 
 def _problem(n=3, m=5, d_k=4, d_v=2, seed=0):
@@ -46,9 +45,7 @@ def test_double_scale_bug_shrinks_only_dK(d_k):
 def test_double_scale_with_torch_backend():
     G, Q, K, V = _problem()
     good = double_scale.attention_backward_folded(xp, G, Q, K, V)
-    from attnlib import torch as T  # noqa: F401  (binds TorchOps)
-    from attnlib.torch import ops
-    got = double_scale.attention_backward_folded(ops, *(torch.tensor(x) for x in (G, Q, K, V)))
+    got = double_scale.attention_backward_folded(T.ops, *(torch.tensor(x) for x in (G, Q, K, V)))
     for a, b in zip(got, good, strict=True):
         np.testing.assert_allclose(a.numpy(), b, rtol=1e-13)
 
@@ -78,22 +75,22 @@ def test_row_collapse_matches_autograd_rows():
 
 
 def test_monitor_collapsed_head_stays_collapsed():
-    run = monitor.train_monitored(xp, collapse_head=1, steps=40)
+    run = T.train_monitored(collapse_head=1, steps=40)
     assert run.loss.shape == (40,) and run.entropy.shape == (40, 4)
     assert run.loss[-1] < run.loss[0]
     assert run.entropy[:, 1].max() < 0.1 < run.entropy[:, [0, 2, 3]].min()
 
 
 def test_monitor_logged_grad_matches_autograd_at_step0():
-    run = monitor.train_monitored(xp, steps=1, heads=2, d=8, n=4, batch=2)
+    run = T.train_monitored(steps=1, heads=2, d=8, n=4, batch=2)
     assert run.grad_qk.shape == (1, 2) and (run.grad_qk > 0).all()
     # Same seed, same first step: deterministic.
-    again = monitor.train_monitored(xp, steps=1, heads=2, d=8, n=4, batch=2)
+    again = T.train_monitored(steps=1, heads=2, d=8, n=4, batch=2)
     np.testing.assert_array_equal(run.grad_qk, again.grad_qk)
 
 
 def test_monitor_rejects_bad_arguments():
     with pytest.raises(ValueError, match="multiple of heads"):
-        monitor.train_monitored(xp, d=10, heads=4, steps=1)
+        T.train_monitored(d=10, heads=4, steps=1)
     with pytest.raises(ValueError, match="collapse_head"):
-        monitor.train_monitored(xp, collapse_head=7, steps=1)
+        T.train_monitored(collapse_head=7, steps=1)

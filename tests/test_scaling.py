@@ -62,7 +62,7 @@ def test_drift_handwritten_gradient_matches_autograd():
     kw = dict(d_model=16, d_k=8, n=6, batch=3, steps=40, lr=0.3, every=5, seed=4)
     for fix in ("scale", "init"):
         a = N.train_score_drift(fix=fix, **kw)  # hand-written gradient
-        b = T.train_score_drift(fix=fix, **kw)  # torch autograd
+        b = T.train_score_drift(fix=fix, autograd=True, **kw)  # torch autograd
         for x, y in zip(a, b, strict=True):
             np.testing.assert_allclose(x, to_np(y), rtol=1e-10, atol=1e-12)
 

@@ -24,7 +24,6 @@ __all__ = [
     "use_korean_font",
     "new_figure",
     "normal_curve",
-    "score_histograms",
     "plain_log_axis",
     "static",
     "View",
@@ -112,8 +111,6 @@ def plain_log_axis(ax, which: str = "y", base: float = 10, ticks=None) -> None:
 
 def static(fig: Figure, dpi: float = 80):
     """A figure as a PNG ``IPython.display.Image``: a cell output under any matplotlib backend."""
-    import io
-
     from IPython.display import Image
 
     buf = io.BytesIO()
@@ -212,7 +209,7 @@ class View:
         above = []
         for ax in {a.axes for a in self.dynamic if a.axes is not None}:
             low = min(a.get_zorder() for a in self.dynamic if a.axes is ax)
-            outside = {ax.patch, ax.title, ax._left_title, ax._right_title}
+            outside = {ax.patch, *_titles(ax)}
             above += [c for c in ax.get_children()
                       if c not in tracked and c not in outside and not isinstance(c, Axis)
                       and c.get_zorder() > low]
@@ -368,6 +365,10 @@ class ScoreHistograms(View):
         self.title.set_text(f"점수 그대로 (dₖ = {d_k})")  # no mathtext: nothing to parse per frame
 
 
-def score_histograms(s, s_scaled, d_k: int, *, raw_half_width: float = 150.0):
-    """One frame of :class:`ScoreHistograms` as a plain figure."""
-    return ScoreHistograms(raw_half_width=raw_half_width)(s=s, s_scaled=s_scaled, d_k=d_k).fig
+def _titles(ax) -> set:
+    """The axes' three title texts (centre, left, right): the children that matplotlib places
+    with the title transform, ``transAxes + titleOffsetTrans``."""
+    from matplotlib.text import Text
+
+    placed = ax.title.get_transform()
+    return {c for c in ax.get_children() if isinstance(c, Text) and c.get_transform() == placed}

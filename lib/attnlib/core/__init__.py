@@ -1,6 +1,35 @@
-"""The math of the book, written once against an array namespace ``xp`` (see ``_ops``).
+"""The math of the book, written once against an array namespace ``xp``.
 
-``API`` lists the functions every backend exposes, in the order of the book.
+Every function here takes ``xp`` as its first argument; ``attnlib.numpy`` and ``attnlib.torch``
+are generated from ``API`` (``scripts/generate_backends.py``): one plain function per entry, with
+the same signature minus ``xp`` and the same docstring, that calls it with the backend's ``ops``.
+
+The core imports nothing outside ``attnlib.core`` and no array library but NumPy, which it uses on
+the host side only (seeded draws, shapes, small tables); the array math goes through ``xp``, whose
+few members are the places NumPy and torch differ. Everything else (``@``, ``*``, ``-``,
+indexing, ``.shape``, ``.reshape``) is spelled the same in both. Contract of ``xp`` (the
+reference implementations are ``attnlib.numpy.NumpyOps`` and ``attnlib.torch.TorchOps``):
+
+=========================================  ======================================================
+``as_float(x, like=None)``                 a float array of ``x`` (ints and bools promoted), on
+                                           ``like``'s device
+``as_array(x, like=None)``                 an array of ``x`` as given (masks), on ``like``'s device
+``cast_like(x, like)``                     ``x`` in ``like``'s dtype and device
+``promote(*xs)``                           the arrays cast to one common float dtype
+``zeros(shape, like)``                     zeros of ``like``'s dtype and device
+``exp log sqrt abs isfinite``              elementwise
+``sum max any (x, axis=None, keepdims)``   reductions
+``where mT eye einsum stack copy``         as in NumPy (``mT`` swaps the last two axes)
+``broadcast_to detach``                    ``detach``: the array without its autograd history
+``exp_ isub imul idiv``                    ``exp``, ``x − y``, ``x · y``, ``x / y`` in ``x``'s own
+                                           buffer (``operator.isub`` …) unless autograd records
+                                           ``x`` or ``y``; only where ``attnlib.measure`` shows
+                                           the memory it saves (see ``docs/DESIGN.md``)
+``is_bool(x)``, ``is_float(x)``            dtype tests (masks)
+``to_numpy(x)``                            a NumPy copy (warnings and messages)
+``errstate()``                             a context that silences floating-point warnings
+``value_and_grad(f, x)``                   ``(f(x), df/dx)`` by autograd; NumPy raises ValueError
+=========================================  ======================================================
 """
 
 from . import (
@@ -13,18 +42,19 @@ from . import (
     experiment,
     gradcheck,
     layernorm,
-    monitor,
     multihead,
     scaling,
     softmax,
     underflow,
 )
 
+# The functions every backend exposes, in the order of the book.
 API = (
     softmax.softmax,
     softmax.entropy,
     softmax.softmax_jacobian,
     softmax.softmax_vjp,
+    softmax.softmax_jacobian_vjp,
     attention.causal_mask,
     attention.scores,
     attention.attention,
@@ -40,6 +70,7 @@ API = (
     blockwise.attention_blockwise,
     blockwise.attention_blockwise_steps,
     blockwise.attention_blockwise_backward,
+    blockwise.block_grid,
     underflow.exp_underflow,
     gradcheck.gradcheck,
     gradcheck.numerical_gradient,
@@ -64,18 +95,17 @@ API = (
     scaling.train_score_drift,
     collapse.normalized_entropy,
     collapse.row_collapse,
-    monitor.train_monitored,
 )
 
-TYPES = {
-    "AttentionParts": attention.AttentionParts,
-    "MultiplierStats": experiment.MultiplierStats,
-    "GradNorms": experiment.GradNorms,
-    "History": experiment.History,
-    "MultiheadGrads": multihead.MultiheadGrads,
-    "OnlineSteps": blockwise.OnlineSteps,
-    "Underflow": underflow.Underflow,
-    "DriftHistory": scaling.DriftHistory,
-    "RowStats": collapse.RowStats,
-    "MonitorRun": monitor.MonitorRun,
-}
+# The named tuples those functions return, re-exported by every backend.
+TYPES = (
+    attention.AttentionParts,
+    experiment.MultiplierStats,
+    experiment.GradNorms,
+    experiment.History,
+    multihead.MultiheadGrads,
+    blockwise.OnlineSteps,
+    underflow.Underflow,
+    scaling.DriftHistory,
+    collapse.RowStats,
+)

@@ -29,7 +29,8 @@ Conventions (shared by every backend):
 import math
 from typing import Any, NamedTuple
 
-from . import _validate
+from . import validate
+from .validate import attention_inputs
 
 NEG_INF = -math.inf
 
@@ -51,28 +52,28 @@ class AttentionParts(NamedTuple):
 def causal_mask(xp, n, m, *, align="upper_left"):
     """The boolean causal mask (n, m): j ≤ i ("upper_left", SDPA's is_causal) or j ≤ i + m − n
     ("lower_right", flash-attention's causal; for n > m its first n − m rows are fully masked)."""
-    n, m = _validate.positive_int(n, "n"), _validate.positive_int(m, "m")
+    n, m = validate.positive_int(n, "n"), validate.positive_int(m, "m")
     if align not in ("upper_left", "lower_right"):
         raise ValueError(f"align must be 'upper_left' or 'lower_right', got {align!r}")
-    return _validate.causal(xp, n, m, 0 if align == "upper_left" else m - n)
+    return validate.causal(xp, n, m, 0 if align == "upper_left" else m - n)
 
 
 def scores(xp, Q, K, *, scale=None, mask=None, fill=NEG_INF, is_causal=False, enable_gqa=False):
     """S = scale · Q Kᵀ, masked scores replaced by ``fill`` (boolean mask) or the mask added."""
-    a = _validate.attention_args(xp, Q, K, None, scale=scale, mask=mask, fill=fill,
-                                 is_causal=is_causal, fully_masked="zero",  # no P: no NaN warning
-                                 enable_gqa=enable_gqa)
-    return _scores(xp, a)
+    inputs = attention_inputs(xp, Q, K, None, scale=scale, mask=mask, fill=fill,
+                              is_causal=is_causal, enable_gqa=enable_gqa,
+                              fully_masked="zero")  # no P here: no NaN warning
+    return masked_scores(xp, inputs)
 
 
 def attention(xp, Q, K, V, *, scale=None, mask=None, fill=NEG_INF, is_causal=False,
               fully_masked="nan", enable_gqa=False, dropout_mask=None, p_drop=0.0):
     """O = P̃ V with P = softmax(scale · Q Kᵀ) row by row; returns (O, P)."""
-    a = _validate.attention_args(xp, Q, K, V, scale=scale, mask=mask, fill=fill,
-                                 is_causal=is_causal, fully_masked=fully_masked,
-                                 enable_gqa=enable_gqa, dropout_mask=dropout_mask, p_drop=p_drop)
-    P = _probabilities(xp, a)  # (..., n, m)
-    O = _dropped(xp, a, P) @ a.V  # (..., n, m) @ (..., m, d_v) -> (..., n, d_v)
+    inputs = attention_inputs(xp, Q, K, V, scale=scale, mask=mask, fill=fill, is_causal=is_causal,
+                              fully_masked=fully_masked, enable_gqa=enable_gqa,
+                              dropout_mask=dropout_mask, p_drop=p_drop)
+    P = probabilities(xp, inputs)  # (..., n, m)
+    O = dropped(P, inputs.dropout) @ inputs.V  # (..., n, m) @ (..., m, d_v) -> (..., n, d_v)
     return O, P
 
 
@@ -83,113 +84,130 @@ def attention_backward(xp, G, Q, K, V, *, scale=None, mask=None, fill=NEG_INF, i
 
     P is recomputed from Q and K unless the forward's P is passed (then it is trusted).
     """
-    a = _validate.attention_args(xp, Q, K, V, scale=scale, mask=mask, fill=fill,
-                                 is_causal=is_causal, fully_masked=fully_masked,
-                                 enable_gqa=enable_gqa, dropout_mask=dropout_mask, p_drop=p_drop)
-    G = _upstream(xp, a, G)
+    inputs = attention_inputs(xp, Q, K, V, scale=scale, mask=mask, fill=fill, is_causal=is_causal,
+                              fully_masked=fully_masked, enable_gqa=enable_gqa,
+                              dropout_mask=dropout_mask, p_drop=p_drop)
+    G = upstream(xp, inputs, G)
     if P is None:
-        P = _probabilities(xp, a)
+        P = probabilities(xp, inputs)
     else:
-        P = xp.cast_like(_validate.array(xp, P, "P", like=a.Q, finite=False), a.Q)
-        _validate.same_shape("P", P, a.S_shape, "the scores")
-    parts = five_lines(xp, a, G, P)
-    return parts.dQ, parts.dK, parts.dV
+        P = xp.cast_like(validate.array(xp, P, "P", like=inputs.Q, finite=False), inputs.Q)
+        validate.same_shape("P", P, inputs.S_shape, "the scores")
+    grads = five_lines(xp, inputs, G=G, P=P)
+    return grads.dQ, grads.dK, grads.dV
 
 
 def attention_backward_parts(xp, G, Q, K, V, *, scale=None, mask=None, fill=NEG_INF,
                              is_causal=False, fully_masked="nan", enable_gqa=False,
                              dropout_mask=None, p_drop=0.0):
     """The backward with its intermediates: (S, P, P_tilde, U, r, delta, dQ, dK, dV)."""
-    a = _validate.attention_args(xp, Q, K, V, scale=scale, mask=mask, fill=fill,
-                                 is_causal=is_causal, fully_masked=fully_masked,
-                                 enable_gqa=enable_gqa, dropout_mask=dropout_mask, p_drop=p_drop)
-    G = _upstream(xp, a, G)
-    S = _scores(xp, a)
-    P = row_softmax(xp, S, overwrite=False, fully_masked=a.fully_masked)
-    return five_lines(xp, a, G, P, S=S, keep_parts=True)
+    inputs = attention_inputs(xp, Q, K, V, scale=scale, mask=mask, fill=fill, is_causal=is_causal,
+                              fully_masked=fully_masked, enable_gqa=enable_gqa,
+                              dropout_mask=dropout_mask, p_drop=p_drop)
+    G = upstream(xp, inputs, G)
+    S = masked_scores(xp, inputs)  # (..., n, m)
+    P = row_softmax(xp, S, fully_masked=inputs.fully_masked)  # S is kept
+    return five_lines(xp, inputs, G=G, P=P, S=S, keep_U=True)
 
 
-def five_lines(xp, a, G, P, r=None, S=None, keep_parts=False):
-    """U = G Vᵀ (⊙ M/(1−p)), r = rowsum(P ⊙ U), Δ = P ⊙ (U − r), dV = P̃ᵀG, dQ = sΔK, dK = sΔᵀQ.
+def five_lines(xp, inputs, *, G, P, r=None, S=None, keep_U=False):
+    """U = G Vᵀ (⊙ M/(1−p)), r = rowsum(P ⊙ U), Δ = P ⊙ (U − r), dV = P̃ᵀG,
+    dQ = scale · Δ K, dK = scale · Δᵀ Q, for validated ``inputs``.
 
-    Returns AttentionParts; U is overwritten by Δ (and left out) unless ``keep_parts``. The rows
-    ``quiet_rows`` names take P = 0 (and r = 0): they add nothing to any gradient.
+    Returns AttentionParts (``S`` as given; ``U`` only with ``keep_U``: Δ is built in U's buffer).
+    The rows ``quiet_rows`` names take P = 0 (and r = 0): they add nothing to any gradient.
     """
-    quiet = quiet_rows(xp, a, G)  # (..., n) or None
+    Q, K, V, scale = inputs.Q, inputs.K, inputs.V, inputs.scale
+    quiet = quiet_rows(xp, inputs, G)  # (..., n) or None
     if quiet is not None:
         P = xp.where(quiet[..., None], 0.0, P)  # not 0 · NaN = NaN in every key's dV
         r = None if r is None else xp.where(quiet, 0.0, r)
-    U = G @ xp.mT(a.V)  # (..., n, d_v) @ (..., d_v, m) -> (..., n, m)
-    if a.keep is not None:
-        U = xp.imul(U, a.keep)  # dropout enters through U
+    U = G @ xp.mT(V)  # (..., n, d_v) @ (..., d_v, m) -> (..., n, m)
+    if inputs.dropout is not None:
+        U = U * inputs.dropout  # dropout enters through U
     if r is None:
-        r = xp.einsum("...ij,...ij->...i", P, U)  # (..., n)
-    if keep_parts:
-        delta = P * (U - r[..., None])  # (..., n, m)
-    else:
-        delta = xp.imul(xp.isub(U, r[..., None]), P)  # in U's buffer
-    delta_QK = delta if a.mask is None else xp.where(a.mask, delta, 0.0)  # replaced scores
-    P_tilde = _dropped(xp, a, P)
+        r = xp.einsum("...ij,...ij->...i", P, U)  # r_i = Σ_j P_ij U_ij: (..., n)
+    U_kept = xp.copy(U) if keep_U else None
+    # Δ = P ⊙ (U − r), computed in U's buffer (U −= r, U *= P) unless autograd records U:
+    # one n×m array fewer at the backward's peak (attnlib.measure; chapters 15 and 19)
+    delta = xp.imul(xp.isub(U, r[..., None]), P)  # (..., n, m)
+    # a score the boolean mask replaced does not depend on Q and K: no gradient reaches them
+    delta_QK = delta if inputs.mask is None else xp.where(inputs.mask, delta, 0.0)
+    P_tilde = dropped(P, inputs.dropout)  # (..., n, m)
     dV = xp.mT(P_tilde) @ G  # (..., m, n) @ (..., n, d_v) -> (..., m, d_v)
-    dQ = delta_QK @ a.K  # (..., n, m) @ (..., m, d_k) -> (..., n, d_k)
-    dK = xp.mT(delta_QK) @ a.Q  # (..., m, n) @ (..., n, d_k) -> (..., m, d_k)
-    dQ, dK = xp.imul(dQ, a.scale), xp.imul(dK, a.scale)
-    return AttentionParts(S, P, P_tilde, U if keep_parts else None, r, delta,
-                          *input_grads(xp, a, dQ, dK, dV))
+    dQ = delta_QK @ K  # (..., n, m) @ (..., m, d_k) -> (..., n, d_k)
+    dK = xp.mT(delta_QK) @ Q  # (..., m, n) @ (..., n, d_k) -> (..., m, d_k)
+    dQ *= scale  # dQ = scale · Δ K, in place: one n×d array fewer at chapter 15's peak
+    dK *= scale  # dK = scale · Δᵀ Q
+    dQ, dK, dV = sum_to_inputs(xp, inputs, dQ=dQ, dK=dK, dV=dV)
+    return AttentionParts(S=S, P=P, P_tilde=P_tilde, U=U_kept, r=r, delta=delta,
+                          dQ=dQ, dK=dK, dV=dV)
 
 
-def quiet_rows(xp, a, G):
+def quiet_rows(xp, inputs, G):
     """Fully masked rows the backward leaves out, (..., n) or None: all of them with
     fully_masked="zero"; with "nan" those whose G row is 0 (the loss does not read them)."""
-    if a.empty is None:
+    if inputs.empty is None:
         return None
-    if a.fully_masked == "zero":
-        return a.empty
-    quiet = a.empty & ~xp.any(G != 0, axis=-1)  # (..., n)
+    if inputs.fully_masked == "zero":
+        return inputs.empty
+    quiet = inputs.empty & ~xp.any(G != 0, axis=-1)  # (..., n)
     return quiet if bool(xp.any(quiet)) else None
 
 
-def input_grads(xp, a, dQ, dK, dV):
+def sum_to_inputs(xp, inputs, *, dQ, dK, dV):
     """dQ, dK, dV summed back to the inputs' shapes: over broadcast batch axes and, with
     enable_gqa, over the query heads that share a key/value head."""
-    dK, dV = sum_to(xp, dK, a.K.shape), sum_to(xp, dV, a.V.shape)  # (..., H, m, ·)
-    if a.groups > 1:
-        dK, dV = (xp.sum(x.reshape(*x.shape[:-3], -1, a.groups, *x.shape[-2:]), axis=-3)
+    dK, dV = sum_to(xp, dK, inputs.K.shape), sum_to(xp, dV, inputs.V.shape)  # (..., H, m, ·)
+    if inputs.groups > 1:
+        dK, dV = (xp.sum(x.reshape(*x.shape[:-3], -1, inputs.groups, *x.shape[-2:]), axis=-3)
                   for x in (dK, dV))  # (..., H_kv, g, m, ·) -> (..., H_kv, m, ·)
-    return sum_to(xp, dQ, a.Q.shape), sum_to(xp, dK, a.K_shape), sum_to(xp, dV, a.V_shape)
+    return (sum_to(xp, dQ, inputs.Q.shape), sum_to(xp, dK, inputs.K_shape),
+            sum_to(xp, dV, inputs.V_shape))
 
 
-def _scores(xp, a):
-    """S = scale · Q Kᵀ, masked entries replaced by fill or the float mask added: (..., n, m)."""
-    S = a.Q @ xp.mT(a.K)  # (..., n, d_k) @ (..., d_k, m) -> (..., n, m)
-    S = xp.imul(S, a.scale)
-    if a.mask is not None:
-        S = xp.where(a.mask, S, a.fill)
-    if a.bias is not None:
-        S = S + a.bias
+def masked_scores(xp, inputs, *, rows=slice(None), cols=slice(None)):
+    """S = scale · Q Kᵀ for the query rows ``rows`` and key columns ``cols`` (all of them, or one
+    block), masked scores replaced by fill or the float mask added: (..., n, m)."""
+    S = inputs.Q[..., rows, :] @ xp.mT(inputs.K[..., cols, :])  # (..., n, d_k) @ (..., d_k, m)
+    S = xp.imul(S, inputs.scale)  # scale · S, in S's buffer (attnlib.measure)
+    if inputs.mask is not None:
+        S = xp.where(block(xp, inputs, inputs.mask, rows, cols), S, inputs.fill)
+    if inputs.bias is not None:
+        S = S + block(xp, inputs, inputs.bias, rows, cols)
     return S
 
 
-def _probabilities(xp, a):
+def block(xp, inputs, X, rows, cols):
+    """Block (..., rows, cols) of an array broadcast to the scores' shape (a view), or None."""
+    if X is None:
+        return None
+    return xp.broadcast_to(X, inputs.S_shape)[..., rows, cols]
+
+
+def probabilities(xp, inputs):
     """P = softmax(S) row by row, computed in S's own buffer."""
-    return row_softmax(xp, _scores(xp, a), overwrite=True, fully_masked=a.fully_masked)
+    return row_softmax(xp, masked_scores(xp, inputs), overwrite=True,
+                       fully_masked=inputs.fully_masked)
 
 
-def row_softmax(xp, S, overwrite, fully_masked="nan"):
+def row_softmax(xp, S, *, overwrite=False, fully_masked="nan"):
     """softmax along the last axis; ``overwrite`` reuses S's buffer (see ``softmax_lse``)."""
-    P, _ = softmax_lse(xp, S, overwrite, fully_masked)
+    P, _ = softmax_lse(xp, S, overwrite=overwrite, fully_masked=fully_masked)
     return P
 
 
-def softmax_lse(xp, S, overwrite, fully_masked="nan"):
+def softmax_lse(xp, S, *, overwrite=False, fully_masked="nan"):
     """P = softmax(S) and lse = log Σ_j exp S_ij along the last axis: (..., n, m), (..., n).
 
+    ``overwrite``: e^(S − max) and then P are computed in S's own buffer (unless autograd records
+    S), so that the forward holds one n×m array, not three (attnlib.measure; chapters 15, 19).
     A row of −inf sums to Z = 0: P = 0/0 = NaN, or 0 with ``fully_masked="zero"``.
     """
     with xp.errstate():
         shift = xp.detach(xp.max(S, axis=-1, keepdims=True))  # (..., n, 1)
         shift = xp.where(shift == NEG_INF, 0.0, shift)  # a row of −inf: e^(−inf − 0) = 0
-        E = xp.exp_(xp.isub(S, shift) if overwrite else S - shift)  # (..., n, m)
+        E = xp.exp_(xp.isub(S, shift)) if overwrite else xp.exp(S - shift)  # (..., n, m)
         Z, lse = normalizer(xp, shift, xp.sum(E, axis=-1, keepdims=True), fully_masked)
         return xp.idiv(E, Z), lse[..., 0]
 
@@ -207,14 +225,14 @@ def normalizer(xp, shift, Z, fully_masked):
     return Z, xp.where(empty, math.inf, shift + xp.log(Z))
 
 
-def _dropped(xp, a, P):
-    """P̃ = P ⊙ M / (1 − p_drop) (P itself without dropout)."""
-    return P if a.keep is None else P * a.keep
+def dropped(P, dropout):
+    """P̃ = P ⊙ M / (1 − p_drop), ``dropout`` = M / (1 − p_drop) (P itself when it is None)."""
+    return P if dropout is None else P * dropout
 
 
-def _upstream(xp, a, G):
+def upstream(xp, inputs, G):
     """G = ∂L/∂O, checked to be shaped like O and cast to the inputs' dtype."""
-    return xp.cast_like(_validate.gradient_like(xp, G, a.O_shape, like=a.Q), a.Q)
+    return xp.cast_like(validate.gradient_like(xp, G, inputs.O_shape, like=inputs.Q), inputs.Q)
 
 
 def sum_to(xp, x, shape):

@@ -4,18 +4,20 @@ A fully masked row has lse = −inf (log 0) with ``fully_masked="nan"`` and lse 
 ``"zero"``, flash-attention's convention: there exp(S − lse) = 0, the row's P.
 """
 
-from . import _validate
-from .attention import NEG_INF, _dropped, _scores, _upstream, five_lines, softmax_lse
+from . import validate
+from .attention import NEG_INF, dropped, five_lines, masked_scores, softmax_lse, upstream
+from .validate import attention_inputs
 
 
 def attention_lse(xp, Q, K, V, *, scale=None, mask=None, fill=NEG_INF, is_causal=False,
                   fully_masked="nan", enable_gqa=False, dropout_mask=None, p_drop=0.0):
     """O = P̃ V as in ``attention``, returning (O, lse) with lse = max S + log Σ exp(S − max S)."""
-    a = _validate.attention_args(xp, Q, K, V, scale=scale, mask=mask, fill=fill,
-                                 is_causal=is_causal, fully_masked=fully_masked,
-                                 enable_gqa=enable_gqa, dropout_mask=dropout_mask, p_drop=p_drop)
-    P, lse = softmax_lse(xp, _scores(xp, a), True, a.fully_masked)  # (..., n, m), (..., n)
-    O = _dropped(xp, a, P) @ a.V  # (..., n, m) @ (..., m, d_v) -> (..., n, d_v)
+    inputs = attention_inputs(xp, Q, K, V, scale=scale, mask=mask, fill=fill, is_causal=is_causal,
+                              fully_masked=fully_masked, enable_gqa=enable_gqa,
+                              dropout_mask=dropout_mask, p_drop=p_drop)
+    P, lse = softmax_lse(xp, masked_scores(xp, inputs), overwrite=True,
+                         fully_masked=inputs.fully_masked)  # (..., n, m), (..., n)
+    O = dropped(P, inputs.dropout) @ inputs.V  # (..., n, m) @ (..., m, d_v) -> (..., n, d_v)
     return O, lse
 
 
@@ -23,20 +25,21 @@ def attention_backward_lse(xp, G, Q, K, V, O, lse, *, scale=None, mask=None, fil
                            is_causal=False, fully_masked="nan", enable_gqa=False,
                            dropout_mask=None, p_drop=0.0):
     """(dQ, dK, dV) from the saved (O, lse): P = exp(S − lse), r = rowsum(G ⊙ O), then the rule."""
-    a = _validate.attention_args(xp, Q, K, V, scale=scale, mask=mask, fill=fill,
-                                 is_causal=is_causal, fully_masked=fully_masked,
-                                 enable_gqa=enable_gqa, dropout_mask=dropout_mask, p_drop=p_drop)
-    G = _upstream(xp, a, G)
-    O, lse = saved_forward(xp, a, O, lse)
-    P = probabilities_from_lse(xp, _scores(xp, a), lse, a.uniform)  # (..., n, m)
-    r = xp.einsum("...ia,...ia->...i", G, O)  # (..., n)
-    parts = five_lines(xp, a, G, P, r=r)
-    return parts.dQ, parts.dK, parts.dV
+    inputs = attention_inputs(xp, Q, K, V, scale=scale, mask=mask, fill=fill, is_causal=is_causal,
+                              fully_masked=fully_masked, enable_gqa=enable_gqa,
+                              dropout_mask=dropout_mask, p_drop=p_drop)
+    G = upstream(xp, inputs, G)
+    O, lse = saved_forward(xp, inputs, O=O, lse=lse)
+    P = probabilities_from_lse(xp, masked_scores(xp, inputs), lse,
+                               uniform=inputs.uniform)  # (..., n, m)
+    r = xp.einsum("...ia,...ia->...i", G, O)  # r_i = Σ_a G_ia O_ia: (..., n)
+    grads = five_lines(xp, inputs, G=G, P=P, r=r)
+    return grads.dQ, grads.dK, grads.dV
 
 
-def probabilities_from_lse(xp, S, lse, uniform, m=None):
-    """P = exp(S − lse); a row whose every score is a finite fill (``uniform``, (..., n) or None)
-    is the uniform 1/m, set exactly.
+def probabilities_from_lse(xp, S, lse, *, uniform, m=None):
+    """P = exp(S − lse), computed in S's buffer; a row whose every score is a finite fill
+    (``uniform``, (..., n) or None) is the uniform 1/m, set exactly.
 
     ``S`` may be a block of columns; ``m`` is then the row's full number of keys.
 
@@ -50,10 +53,10 @@ def probabilities_from_lse(xp, S, lse, uniform, m=None):
     return P
 
 
-def saved_forward(xp, a, O, lse):
+def saved_forward(xp, inputs, *, O, lse):
     """The forward's saved (O, lse), checked against the inputs' shapes and cast to their dtype."""
-    O = _validate.array(xp, O, "O", like=a.Q, finite=False)
-    _validate.same_shape("O", O, a.O_shape, "the attention output")
-    lse = _validate.array(xp, lse, "lse", like=a.Q, finite=False)
-    _validate.same_shape("lse", lse, a.S_shape[:-1], "the scores' rows (..., n)")
-    return xp.cast_like(O, a.Q), xp.cast_like(lse, a.Q)
+    O = validate.array(xp, O, "O", like=inputs.Q, finite=False)
+    validate.same_shape("O", O, inputs.O_shape, "the attention output")
+    lse = validate.array(xp, lse, "lse", like=inputs.Q, finite=False)
+    validate.same_shape("lse", lse, inputs.S_shape[:-1], "the scores' rows (..., n)")
+    return xp.cast_like(O, inputs.Q), xp.cast_like(lse, inputs.Q)

@@ -11,9 +11,10 @@ import math
 
 import numpy as np
 
-from . import _validate
+from . import validate
 from .attention import attention, attention_backward_parts
 from .layernorm import layernorm, layernorm_backward
+from .multihead import weight_grad
 
 
 def block_weights(xp, d, n_layers, *, d_k=None, d_v=None, std=None, seed=0):
@@ -23,7 +24,7 @@ def block_weights(xp, d, n_layers, *, d_k=None, d_v=None, std=None, seed=0):
     std = 1.0 / math.sqrt(d) if std is None else float(std)
     rng = np.random.default_rng(seed)
     shapes = ((d, d_k), (d, d_k), (d, d_v), (d_v, d))
-    return [tuple(xp.asarray(std * rng.standard_normal(s)) for s in shapes)
+    return [tuple(xp.as_float(std * rng.standard_normal(s)) for s in shapes)
             for _ in range(n_layers)]
 
 
@@ -37,8 +38,8 @@ def self_attention(xp, X, W, *, mask=None):
 def self_attention_backward(xp, G, X, W, *, mask=None):
     """(∂L/∂X, (∂L/∂W_Q, ∂L/∂W_K, ∂L/∂W_V, ∂L/∂W_O)) for L with ∂L/∂A = G."""
     X, W = _inputs(xp, X, W)
-    G = _validate.array(xp, G, "G", like=X)
-    _validate.same_shape("G", G, X.shape[:-1] + (W[3].shape[-1],), "the block output")
+    G = validate.array(xp, G, "G", like=X)
+    validate.same_shape("G", G, X.shape[:-1] + (W[3].shape[-1],), "the block output")
     W_Q, W_K, W_V, W_O = W
     G_O = G @ xp.mT(W_O)  # (..., n, d) @ (d, d_v) -> (..., n, d_v)
     Q, K, V = _qkv(X, W)
@@ -46,33 +47,33 @@ def self_attention_backward(xp, G, X, W, *, mask=None):
     O = parts.P_tilde @ V  # (..., n, n) @ (..., n, d_v) -> (..., n, d_v)
     dX = (parts.dQ @ xp.mT(W_Q) + parts.dK @ xp.mT(W_K)  # (..., n, d_k) @ (d_k, d) -> (..., n, d)
           + parts.dV @ xp.mT(W_V))  # (..., n, d_v) @ (d_v, d) -> (..., n, d)
-    dW = (_weight_grad(xp, X, parts.dQ), _weight_grad(xp, X, parts.dK),
-          _weight_grad(xp, X, parts.dV), _weight_grad(xp, O, G))
+    dW = (weight_grad(xp, X, parts.dQ), weight_grad(xp, X, parts.dK),
+          weight_grad(xp, X, parts.dV), weight_grad(xp, O, G))
     return dX, dW
 
 
 def pre_ln_block(xp, X, W, *, mask=None, eps=1e-5):
     """Y = X + A(LN(X))."""
     Z, _ = layernorm(xp, X, eps=eps)
-    return _validate.array(xp, X, "X") + self_attention(xp, Z, W, mask=mask)
+    return validate.array(xp, X, "X") + self_attention(xp, Z, W, mask=mask)
 
 
 def pre_ln_block_backward(xp, G, X, W, *, mask=None, eps=1e-5):
     """∂L/∂X = G + J_LNᵀ (∂A/∂Z)ᵀ G: the identity path is untouched; returns (dX, dW)."""
     Z, _ = layernorm(xp, X, eps=eps)
     dZ, dW = self_attention_backward(xp, G, Z, W, mask=mask)
-    return xp.asarray(G, Z) + layernorm_backward(xp, dZ, X, eps=eps), dW
+    return xp.as_float(G, Z) + layernorm_backward(xp, dZ, X, eps=eps), dW
 
 
 def post_ln_block(xp, X, W, *, mask=None, eps=1e-5):
     """Y = LN(X + A(X))."""
-    X = _validate.array(xp, X, "X")
+    X = validate.array(xp, X, "X")
     return layernorm(xp, X + self_attention(xp, X, W, mask=mask), eps=eps)[0]
 
 
 def post_ln_block_backward(xp, G, X, W, *, mask=None, eps=1e-5):
     """∂L/∂X = (I + ∂A/∂X)ᵀ J_LNᵀ G: the identity path too goes through J_LN; returns (dX, dW)."""
-    X = _validate.array(xp, X, "X")
+    X = validate.array(xp, X, "X")
     H = X + self_attention(xp, X, W, mask=mask)  # (..., n, d)
     dH = layernorm_backward(xp, G, H, eps=eps)
     dX, dW = self_attention_backward(xp, dH, X, W, mask=mask)
@@ -85,7 +86,7 @@ def stack_grad_norms(xp, X, weights, *, pre_ln=True, mask=None, eps=1e-5, G=None
 
     G defaults to N(0, 1) entries drawn with ``seed``. Returns an array of length N + 1.
     """
-    X = _validate.array(xp, X, "X", min_ndim=2)
+    X = validate.array(xp, X, "X", min_ndim=2)
     block, backward = ((pre_ln_block, pre_ln_block_backward) if pre_ln
                        else (post_ln_block, post_ln_block_backward))
     xs = [X]
@@ -93,8 +94,8 @@ def stack_grad_norms(xp, X, weights, *, pre_ln=True, mask=None, eps=1e-5, G=None
         xs.append(block(xp, xs[-1], W, mask=mask, eps=eps))
     if G is None:
         G = np.random.default_rng(seed).standard_normal(tuple(X.shape))
-    g = xp.cast_like(_validate.array(xp, G, "G", like=X), X)
-    _validate.same_shape("G", g, X.shape, "X")
+    g = xp.cast_like(validate.array(xp, G, "G", like=X), X)
+    validate.same_shape("G", g, X.shape, "X")
     norms = [xp.sqrt(xp.sum(g * g))]
     for x, W in zip(reversed(xs[:-1]), reversed(weights), strict=True):
         g = backward(xp, g, x, W, mask=mask, eps=eps)[0]
@@ -103,10 +104,10 @@ def stack_grad_norms(xp, X, weights, *, pre_ln=True, mask=None, eps=1e-5, G=None
 
 
 def _inputs(xp, X, W):
-    X = _validate.array(xp, X, "X", min_ndim=2)
+    X = validate.array(xp, X, "X", min_ndim=2)
     if len(W) != 4:
         raise ValueError(f"W must be (W_Q, W_K, W_V, W_O), got {len(W)} arrays")
-    W = tuple(_validate.array(xp, w, name, like=X, min_ndim=2)
+    W = tuple(validate.array(xp, w, name, like=X, min_ndim=2)
               for w, name in zip(W, ("W_Q", "W_K", "W_V", "W_O"), strict=True))
     if W[0].shape[0] != X.shape[-1]:
         raise ValueError(f"W_Q must have d = {X.shape[-1]} rows (X {tuple(X.shape)}), "
@@ -121,7 +122,3 @@ def _qkv(X, W):
     """Q, K, V = X W_Q, X W_K, X W_V."""
     return X @ W[0], X @ W[1], X @ W[2]  # (..., n, d) @ (d, d_k|d_v) -> (..., n, d_k|d_v)
 
-
-def _weight_grad(xp, X, D):
-    """Σ over batch and rows of Xᵀ D: (..., n, a), (..., n, b) -> (a, b)."""
-    return xp.mT(X.reshape(-1, X.shape[-1])) @ D.reshape(-1, D.shape[-1])  # (a, N) @ (N, b)

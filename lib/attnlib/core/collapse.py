@@ -4,7 +4,7 @@ the scores are sharpened by a multiplier α (scale = α/sqrt(d_k))."""
 import math
 from typing import Any, NamedTuple
 
-from . import _validate
+from . import validate
 from .attention import attention_backward_parts
 from .softmax import entropy
 
@@ -20,7 +20,7 @@ class RowStats(NamedTuple):
 
 def normalized_entropy(xp, P):
     """H(P_i)/log m averaged over the query rows (1 uniform, 0 one-hot): (..., n, m) → (...)."""
-    P = _validate.array(xp, P, "P", min_ndim=2, finite=False)
+    P = validate.array(xp, P, "P", min_ndim=2, finite=False)
     m = P.shape[-1]
     if m < 2:
         raise ValueError(f"P needs m ≥ 2 keys (log m > 0), got shape {tuple(P.shape)}")
@@ -29,7 +29,7 @@ def normalized_entropy(xp, P):
 
 def row_collapse(xp, G, Q, K, V, multipliers):
     """For each α: RowStats of every query row (arrays shaped (len(multipliers), ..., n))."""
-    d_k = _validate.array(xp, Q, "Q", min_ndim=2).shape[-1]
+    d_k = validate.array(xp, Q, "Q", min_ndim=2).shape[-1]
     rows = []
     for alpha in multipliers:
         parts = attention_backward_parts(xp, G, Q, K, V, scale=float(alpha) / math.sqrt(d_k))

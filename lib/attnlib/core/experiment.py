@@ -2,13 +2,13 @@
 400-step single-query training run that freezes without the 1/sqrt(d_k)."""
 
 import math
+import random
 from typing import Any, NamedTuple
 
 import numpy as np
 
-from .. import pure
-from . import _validate
-from .attention import row_softmax
+from . import validate
+from .attention import NEG_INF, attention_backward_parts, row_softmax
 from .softmax import entropy, softmax_jacobian, softmax_vjp
 
 
@@ -43,62 +43,70 @@ def dot_product_samples(xp, d_k, n_samples, *, seed=0):
     rng = np.random.default_rng(seed)
     q = rng.standard_normal((n_samples, d_k))  # (n_samples, d_k)
     k = rng.standard_normal((n_samples, d_k))  # (n_samples, d_k)
-    return xp.asarray(np.einsum("si,si->s", q, k))  # (n_samples,)
+    return xp.as_float(np.einsum("si,si->s", q, k))  # (n_samples,)
 
 
 def multiplier_stats(xp, S, multipliers, *, d_k=1):
     """For each α: P = softmax(α S / sqrt(d_k)) and its max p, entropy H(p), max_ij |J_ij|."""
-    S = _validate.array(xp, S, "S", min_ndim=1)
+    S = validate.array(xp, S, "S", min_ndim=1)
     rows = []
     for alpha in multipliers:
-        P = row_softmax(xp, S * (float(alpha) / math.sqrt(d_k)), overwrite=True)  # (..., m)
+        P = row_softmax(xp, S * (float(alpha) / math.sqrt(d_k)))  # (..., m)
         J = softmax_jacobian(xp, P)  # (..., m, m)
         rows.append((xp.max(P, axis=-1), entropy(xp, P), xp.max(xp.max(xp.abs(J), -1), -1)))
     return MultiplierStats(*(xp.stack(col) for col in zip(*rows, strict=True)))
 
 
-def multiplier_grad_norms(xp, G, Q, K, V, multipliers, *, mask=None):
-    """For each α (scale = α/sqrt(d_k)): max P, ‖dQ‖, ‖dK‖, ‖dV‖ — Δ dies, dV does not."""
-    from .attention import attention_backward_parts
+def multiplier_grad_norms(xp, G, Q, K, V, multipliers, *, mask=None, fill=NEG_INF):
+    """For each α (scale = α/sqrt(d_k)): max P, ‖dQ‖, ‖dK‖, ‖dV‖ — Δ dies, dV does not.
 
-    d_k = _validate.array(xp, Q, "Q", min_ndim=2).shape[-1]
+    ``mask`` and ``fill`` as in ``attention``.
+    """
+    d_k = validate.array(xp, Q, "Q", min_ndim=2).shape[-1]
     rows = []
     for alpha in multipliers:
         parts = attention_backward_parts(xp, G, Q, K, V, scale=float(alpha) / math.sqrt(d_k),
-                                         mask=mask, fill=-1e9 if mask is not None else -math.inf)
-        rows.append((xp.max(parts.P),) + tuple(xp.sqrt(xp.sum(g * g)) for g in parts[-3:]))
+                                         mask=mask, fill=fill)
+        rows.append((xp.max(parts.P),) + tuple(xp.sqrt(xp.sum(g * g))
+                                               for g in (parts.dQ, parts.dK, parts.dV)))
     return GradNorms(*(xp.stack(col) for col in zip(*rows, strict=True)))
 
 
 def train_single_query(xp, *, scaled=True, gamma=None, steps=400, lr=0.5, d_k=64, d_v=8, m=8,
-                       seed=11, target=3):
+                       seed=11, target=3, autograd=False):
     """Learn q so that o = softmax(q Kᵀ / d_k^γ) V hits v_target; L = ½‖o − v_target‖².
 
-    γ = 1/2 when ``scaled`` (else 0) unless ``gamma`` is given. K, V, q are drawn as in the
-    article (``attnlib.pure.single_query_problem``). The gradient is the hand-written row rule
-    in NumPy and torch autograd in the torch backend.
+    γ = 1/2 when ``scaled`` (else 0) unless ``gamma`` is given. K, V and q are the article's:
+    N(0, 1) from Python's ``random.Random(seed)``, drawn in that order (the numbers of
+    ``attnlib.pure.single_query_problem``). The gradient is the hand-written row rule in both
+    backends; ``autograd=True`` takes it from torch autograd instead (torch backend only).
     """
     gamma = (0.5 if scaled else 0.0) if gamma is None else float(gamma)
-    c = d_k ** -gamma
-    K, V, q = (xp.asarray(np.array(x, dtype=np.float64))
-               for x in pure.single_query_problem(seed=seed, d_k=d_k, d_v=d_v, m=m))
-    v_t = V[target]  # (d_v,)
+    scale = d_k ** -gamma
+    rng = random.Random(seed)
+
+    def draw(rows, cols):  # N(0, 1) entries, row by row, from the article's generator
+        return xp.as_float(np.array([[rng.gauss(0, 1) for _ in range(cols)]
+                                     for _ in range(rows)]))
+
+    K, V, q = draw(m, d_k), draw(m, d_v), draw(1, d_k)[0]  # in this order: (m, d_k) (m, d_v) (d_k,)
+    v_target = V[target]  # (d_v,)
 
     def forward(q):
-        p = row_softmax(xp, (K @ q) * c, overwrite=False)  # (m, d_k) @ (d_k,) -> (m,)
-        residual = p @ V - v_t  # (m,) @ (m, d_v) -> (d_v,)
+        p = row_softmax(xp, scale * (K @ q))  # (m, d_k) @ (d_k,) -> (m,)
+        residual = p @ V - v_target  # (m,) @ (m, d_v) -> (d_v,)
         return p, residual, 0.5 * xp.sum(residual * residual)
 
     history = []
     for _ in range(steps):
         p, residual, loss = forward(q)
-        if xp.value_and_grad is not None:
+        if autograd:
             _, g_q = xp.value_and_grad(lambda q: forward(q)[2], q)
         else:
             u = V @ residual  # ∂L/∂p: (m, d_v) @ (d_v,) -> (m,)
-            g_q = (softmax_vjp(xp, p, u) @ K) * c  # Jᵀu then (m,) @ (m, d_k) -> (d_k,)
+            g_q = scale * (softmax_vjp(xp, p, u) @ K)  # Jᵀu then (m,) @ (m, d_k) -> (d_k,)
         history.append((float(loss), float(p[target]), float(xp.max(p)),
                         float(xp.sqrt(xp.sum(g_q * g_q)))))
         q = q - lr * g_q
     columns = list(zip(*history, strict=True)) or [()] * 4
-    return History(*(xp.asarray(np.array(col, dtype=np.float64)) for col in columns))
+    return History(*(xp.as_float(np.array(col, dtype=np.float64)) for col in columns))

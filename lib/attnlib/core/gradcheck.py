@@ -4,12 +4,12 @@ import math
 
 import numpy as np
 
-from . import _validate
+from . import validate
 
 
 def numerical_gradient(xp, f, inputs, *, h=1e-5):
     """∂f/∂x for each x in ``inputs`` by central differences; ``f(*inputs)`` returns a scalar."""
-    X = [xp.detach(xp.copy(_validate.array(xp, x, f"inputs[{k}]"))) for k, x in enumerate(inputs)]
+    X = [xp.detach(xp.copy(validate.array(xp, x, f"inputs[{k}]"))) for k, x in enumerate(inputs)]
     grads = []
     for x in X:
         g = xp.copy(x)
@@ -40,8 +40,8 @@ def gradcheck(xp, f, inputs, grads, *, h=1e-5):
     numeric = numerical_gradient(xp, f, inputs, h=h)
     worst = []
     for k, (num, g) in enumerate(zip(numeric, grads, strict=True)):
-        g = _validate.array(xp, g, f"grads[{k}]", like=num)
-        _validate.same_shape(f"grads[{k}]", g, num.shape, f"inputs[{k}]")
+        g = validate.array(xp, g, f"grads[{k}]", like=num)
+        validate.same_shape(f"grads[{k}]", g, num.shape, f"inputs[{k}]")
         err = relative_error(xp, xp.cast_like(g, num), num)
         worst.append(float(xp.max(err)) if math.prod(err.shape) else 0.0)
     return worst

@@ -1,11 +1,11 @@
 """LayerNorm without gain and bias, its Jacobian J_LN = (1/σ)(I − 11ᵀ/d − y yᵀ/d) and its VJP."""
 
-from . import _validate
+from . import validate
 
 
 def layernorm(xp, x, *, eps=0.0):
     """y = (x − μ)/σ over the last axis, σ = sqrt(mean((x − μ)²) + eps); returns (y, σ)."""
-    x = _validate.array(xp, x, "x", min_ndim=1)
+    x = validate.array(xp, x, "x", min_ndim=1)
     d = x.shape[-1]
     xc = x - xp.sum(x, axis=-1, keepdims=True) * (1.0 / d)  # (..., d)
     sigma = xp.sqrt(xp.sum(xc * xc, axis=-1) * (1.0 / d) + float(eps))  # (...,)
@@ -25,8 +25,8 @@ def layernorm_jacobian(xp, x, *, eps=0.0):
 def layernorm_backward(xp, G, x, *, eps=0.0):
     """∂L/∂x = J_LNᵀ G = (1/σ)(G − mean(G) − y · mean(G ⊙ y)), G = ∂L/∂y shaped like x."""
     y, sigma = layernorm(xp, x, eps=eps)
-    G = _validate.array(xp, G, "G", like=y)
-    _validate.same_shape("G", G, y.shape, "x")
+    G = validate.array(xp, G, "G", like=y)
+    validate.same_shape("G", G, y.shape, "x")
     d = y.shape[-1]
     mean_G = xp.sum(G, axis=-1, keepdims=True) * (1.0 / d)  # (..., 1)
     mean_Gy = xp.sum(G * y, axis=-1, keepdims=True) * (1.0 / d)  # (..., 1)

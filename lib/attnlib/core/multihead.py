@@ -10,9 +10,8 @@ Q_h K_h V_h (..., H, n|m, d_k|d_v), G (..., n, d_out) (or (..., n, H·d_v) witho
 
 from typing import Any, NamedTuple
 
-from . import _validate
-from .attention import attention as _attention
-from .attention import attention_backward_parts
+from . import validate
+from .attention import NEG_INF, attention, attention_backward_parts
 
 
 class MultiheadGrads(NamedTuple):
@@ -35,10 +34,11 @@ class MultiheadGrads(NamedTuple):
 
 def split_heads(xp, X, W, H):
     """X W^(h) for every head: (..., n, d) , (d, H·e) -> (..., H, n, e)."""
-    d, He = W.shape
-    if He % H:
-        raise ValueError(f"the weight's {He} columns do not split into H = {H} heads")
-    return xp.einsum("...nd,dhe->...hne", X, W.reshape(d, H, He // H))
+    if W.shape[-1] % H:
+        raise ValueError(f"the weight's {W.shape[-1]} columns do not split into H = {H} heads")
+    XW = X @ W  # (..., n, d) @ (d, H·e) -> (..., n, H·e): head h is columns h·e … (h+1)·e − 1
+    *lead, n, He = XW.shape
+    return xp.einsum("...nhe->...hne", XW.reshape(*lead, n, H, He // H))  # (..., H, n, e)
 
 
 def merge_heads(xp, O):
@@ -47,20 +47,26 @@ def merge_heads(xp, O):
     return xp.einsum("...hne->...nhe", O).reshape(*lead, n, H * e)
 
 
-def multihead_attention(xp, X, W_Q, W_K, W_V, W_O=None, *, H, mask=None, fill=-float("inf")):
+def weight_grad(xp, X, D):
+    """∂L/∂W for Z = X W given D = ∂L/∂Z: Xᵀ D summed over every batch axis and row,
+    (..., n, a), (..., n, b) -> (a, b)."""
+    return xp.mT(X.reshape(-1, X.shape[-1])) @ D.reshape(-1, D.shape[-1])  # (a, N) @ (N, b)
+
+
+def multihead_attention(xp, X, W_Q, W_K, W_V, W_O=None, *, H, mask=None, fill=NEG_INF):
     """Y = concat_h attention(X W_Q^(h), X W_K^(h), X W_V^(h)) (· W_O); returns (Y, P)."""
     X, W_Q, W_K, W_V, W_O = _arrays(xp, X, W_Q, W_K, W_V, W_O)
     Qh, Kh, Vh = (split_heads(xp, X, W, H) for W in (W_Q, W_K, W_V))  # (..., H, n, e)
-    O, P = _attention(xp, Qh, Kh, Vh, mask=mask, fill=fill)  # (..., H, n, d_v)
+    O, P = attention(xp, Qh, Kh, Vh, mask=mask, fill=fill)  # (..., H, n, d_v)
     Y = merge_heads(xp, O)  # (..., n, H·d_v)
     return (Y if W_O is None else Y @ W_O), P  # (..., n, d_out)
 
 
 def multihead_attention_backward(xp, G, X, W_Q, W_K, W_V, W_O=None, *, H, mask=None,
-                                 fill=-float("inf")):
+                                 fill=NEG_INF):
     """MultiheadGrads: ∂L/∂W_Q^(h) = Σ_batch Xᵀ ∂L/∂Q_h fills block h; ∂L/∂X = Σ_h (…)."""
     X, W_Q, W_K, W_V, W_O = _arrays(xp, X, W_Q, W_K, W_V, W_O)
-    G = _validate.array(xp, G, "G", like=X, min_ndim=2)
+    G = validate.array(xp, G, "G", like=X, min_ndim=2)
     G = xp.cast_like(G, X)
     d = X.shape[-1]
     Qh, Kh, Vh = (split_heads(xp, X, W, H) for W in (W_Q, W_K, W_V))  # (..., H, n, e)
@@ -68,15 +74,15 @@ def multihead_attention_backward(xp, G, X, W_Q, W_K, W_V, W_O=None, *, H, mask=N
     if W_O is None:
         dW_O, G_cat = None, G  # (..., n, H·d_v)
     else:
-        O, _ = _attention(xp, Qh, Kh, Vh, mask=mask, fill=fill)
+        O, _ = attention(xp, Qh, Kh, Vh, mask=mask, fill=fill)
         Y = merge_heads(xp, O)  # (..., n, H·d_v)
-        dW_O = _batch_matmul_T(xp, Y, G)  # Yᵀ G, batch examples add: (H·d_v, d_out)
+        dW_O = weight_grad(xp, Y, G)  # Yᵀ G, batch examples add: (H·d_v, d_out)
         G_cat = G @ xp.mT(W_O)  # (..., n, d_out) @ (d_out, H·d_v) -> (..., n, H·d_v)
     Gh = xp.einsum("...nhe->...hne", G_cat.reshape(*G_cat.shape[:-1], H, d_v))  # (..., H, n, d_v)
     parts = attention_backward_parts(xp, Gh, Qh, Kh, Vh, mask=mask, fill=fill)
     dQ, dK, dV = parts.dQ, parts.dK, parts.dV  # (..., H, n, e)
     # weights: X_bᵀ ∂L/∂Q_{b,h} fills head h's block, summed over the batch axes
-    dW_Q, dW_K, dW_V = (_batch_matmul_T(xp, X, merge_heads(xp, dZ)) for dZ in (dQ, dK, dV))
+    dW_Q, dW_K, dW_V = (weight_grad(xp, X, merge_heads(xp, dZ)) for dZ in (dQ, dK, dV))
     # input: each head sends ∂L/∂Q_h W_Q^(h)ᵀ (+ K and V); the heads add at X
     dX_heads = sum(xp.einsum("...hne,dhe->h...nd", dZ, W.reshape(d, H, -1))
                    for dZ, W in ((dQ, W_Q), (dK, W_K), (dV, W_V)))  # (H, ..., n, d)
@@ -84,18 +90,12 @@ def multihead_attention_backward(xp, G, X, W_Q, W_K, W_V, W_O=None, *, H, mask=N
     return MultiheadGrads(dX, dW_Q, dW_K, dW_V, dW_O, dX_heads, dQ, dK, dV)
 
 
-def _batch_matmul_T(xp, A, B):
-    """Aᵀ B summed over every leading axis: (..., n, a), (..., n, b) -> (a, b)."""
-    A2, B2 = A.reshape(-1, A.shape[-1]), B.reshape(-1, B.shape[-1])  # (N, a), (N, b)
-    return xp.mT(A2) @ B2  # (a, N) @ (N, b) -> (a, b)
-
-
 def _arrays(xp, X, W_Q, W_K, W_V, W_O):
-    X = _validate.array(xp, X, "X", min_ndim=2)
-    Ws = [_validate.array(xp, W, name, like=X, min_ndim=2)
+    X = validate.array(xp, X, "X", min_ndim=2)
+    Ws = [validate.array(xp, W, name, like=X, min_ndim=2)
           for W, name in ((W_Q, "W_Q"), (W_K, "W_K"), (W_V, "W_V"))]
     if W_O is not None:
-        Ws.append(_validate.array(xp, W_O, "W_O", like=X, min_ndim=2))
+        Ws.append(validate.array(xp, W_O, "W_O", like=X, min_ndim=2))
     X, *Ws = xp.promote(X, *Ws)
     for W, name in zip(Ws[:3], ("W_Q", "W_K", "W_V"), strict=True):
         if W.shape[0] != X.shape[-1]:

@@ -6,7 +6,7 @@ from typing import Any, NamedTuple
 
 import numpy as np
 
-from . import _validate
+from . import validate
 from .attention import row_softmax
 from .layernorm import layernorm
 
@@ -25,12 +25,12 @@ def jacobian_peak_multiplier(xp, s, *, d_k=1, tol=1e-13):
 
     max p grows monotonically with α (for a unique top score), so bisection finds it.
     """
-    s = _validate.array(xp, s, "s", min_ndim=1)
+    s = validate.array(xp, s, "s", min_ndim=1)
     if s.ndim != 1 or s.shape[0] < 3:
         raise ValueError(f"s must be one row of at least 3 scores, got shape {tuple(s.shape)}")
 
     def max_p(alpha):
-        return float(xp.max(row_softmax(xp, s * (alpha / math.sqrt(d_k)), overwrite=True)))
+        return float(xp.max(row_softmax(xp, s * (alpha / math.sqrt(d_k)))))
 
     top = xp.max(s)
     if float(xp.sum(s == top)) > 1:
@@ -53,8 +53,8 @@ def layernorm_dot_samples(xp, d_k, n_samples, *, shift=3.0, stretch=5.0, seed=0)
     rng = np.random.default_rng(seed)
     x = shift + stretch * (rng.exponential(size=(n_samples, d_k)) - 1.0)  # (n_samples, d_k)
     y = shift + stretch * (rng.exponential(size=(n_samples, d_k)) - 1.0)  # (n_samples, d_k)
-    ln_x, _ = layernorm(xp, xp.asarray(x))
-    ln_y, _ = layernorm(xp, xp.asarray(y))
+    ln_x, _ = layernorm(xp, xp.as_float(x))
+    ln_y, _ = layernorm(xp, xp.as_float(y))
     return xp.sum(ln_x * ln_y, axis=-1)  # (n_samples,)
 
 
@@ -70,39 +70,38 @@ def init_score_samples(xp, d_model, d_k, n_samples, *, w_var=1.0, n_draws=100, s
     W_K = rng.standard_normal((n_draws, d_model, d_k)) * std  # (n_draws, d_model, d_k)
     x = rng.standard_normal((n_draws, per, d_model))  # (n_draws, per, d_model)
     y = rng.standard_normal((n_draws, per, d_model))  # (n_draws, per, d_model)
-    q = xp.asarray(x) @ xp.asarray(W_Q)  # (n_draws, per, d_model) @ (n_draws, d_model, d_k)
-    k = xp.asarray(y) @ xp.asarray(W_K)  # -> (n_draws, per, d_k)
+    q = xp.as_float(x) @ xp.as_float(W_Q)  # (n_draws, per, d_model) @ (n_draws, d_model, d_k)
+    k = xp.as_float(y) @ xp.as_float(W_K)  # -> (n_draws, per, d_k)
     return xp.sum(q * k, axis=-1).reshape(-1)  # (n_draws · per,)
 
 
 def train_score_drift(xp, *, fix="scale", d_model=64, d_k=64, n=16, batch=8, steps=300, lr=0.5,
-                      every=10, seed=0):
+                      every=10, seed=0, autograd=False):
     """SGD on W_Q, W_K so that each token attends to itself (cross-entropy on P's diagonal).
 
     ``fix="scale"``: W entries ~ N(0, 1/d_model), S = X W_Q (X W_K)ᵀ / sqrt(d_k).
     ``fix="init"``:  the same W times d_k^(−1/4) (std shrunk), S = X W_Q (X W_K)ᵀ.
     Both start from identical scores; Var(S) is measured on a held-out batch every ``every``
-    steps. The gradient is torch autograd in the torch backend, hand-written in NumPy.
+    steps. The gradient is hand-written in both backends; ``autograd=True`` takes it from torch
+    autograd instead (torch backend only).
     """
     if fix not in ("scale", "init"):
         raise ValueError(f"fix must be 'scale' or 'init', got {fix!r}")
     rng = np.random.default_rng(seed)
     W0 = rng.standard_normal((2, d_model, d_k)) / math.sqrt(d_model)  # [W_Q, W_K]
-    c = 1.0 / math.sqrt(d_k)
+    scale = 1.0 / math.sqrt(d_k)
     if fix == "init":
-        W0, c = W0 * d_k ** -0.25, 1.0
-    X = xp.asarray(rng.standard_normal((batch, n, d_model)))  # (batch, n, d_model)
-    X_test = xp.asarray(rng.standard_normal((batch, n, d_model)))  # held out
-    W = xp.asarray(W0)
+        W0, scale = W0 * d_k ** -0.25, 1.0
+    X = xp.as_float(rng.standard_normal((batch, n, d_model)))  # (batch, n, d_model)
+    X_test = xp.as_float(rng.standard_normal((batch, n, d_model)))  # held out
+    W = xp.as_float(W0)
     eye = xp.eye(n, like=W)  # targets: token i attends to token i
 
     def scores(W, X):
         Q, K = X @ W[0], X @ W[1]  # (batch, n, d_model) @ (d_model, d_k) -> (batch, n, d_k)
-        return (Q @ xp.mT(K)) * c, Q, K  # (batch, n, d_k) @ (batch, d_k, n) -> (batch, n, n)
+        return scale * (Q @ xp.mT(K)), Q, K  # (batch, n, d_k) @ (batch, d_k, n) -> (batch, n, n)
 
-    def loss_of(W):
-        S, _, _ = scores(W, X)
-        P = row_softmax(xp, S, overwrite=False)
+    def loss_of(P):  # cross-entropy of each row against its own token
         return -xp.sum(xp.log(xp.sum(P * eye, axis=-1))) * (1.0 / (batch * n))
 
     def var(S):
@@ -111,21 +110,17 @@ def train_score_drift(xp, *, fix="scale", d_model=64, d_k=64, n=16, batch=8, ste
     norm0 = math.sqrt(float(xp.sum(W * W)))
     rows = []
     for t in range(steps + 1):
-        if xp.value_and_grad is not None:
-            loss, g = xp.value_and_grad(loss_of, W)
+        if autograd:
+            loss, g = xp.value_and_grad(lambda W: loss_of(row_softmax(xp, scores(W, X)[0])), W)
         else:
             S, Q, K = scores(W, X)
-            P = row_softmax(xp, S, overwrite=False)
-            loss = -xp.sum(xp.log(xp.sum(P * eye, axis=-1))) * (1.0 / (batch * n))
-            dS = (P - eye) * (c / (batch * n))  # ∂L/∂S · c: (batch, n, n)
+            P = row_softmax(xp, S)  # (batch, n, n)
+            loss = loss_of(P)
+            dS = (P - eye) * (scale / (batch * n))  # ∂L/∂S · scale: (batch, n, n)
             dQ, dK = dS @ K, xp.mT(dS) @ Q  # (batch, n, d_k)
             g = xp.stack([xp.sum(xp.mT(X) @ dQ, axis=0), xp.sum(xp.mT(X) @ dK, axis=0)])
         if t % every == 0:
             growth = math.sqrt(float(xp.sum(W * W))) / norm0
             rows.append((t, float(loss), var(scores(W, X_test)[0]), growth))
         W = W - lr * g
-    return DriftHistory(*(xp.asarray(np.array(col)) for col in zip(*rows, strict=True)))
-
-
-API = (jacobian_peak_multiplier, layernorm_dot_samples, init_score_samples, train_score_drift)
-TYPES = {"DriftHistory": DriftHistory}
+    return DriftHistory(*(xp.as_float(np.array(col)) for col in zip(*rows, strict=True)))

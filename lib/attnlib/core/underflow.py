@@ -2,7 +2,7 @@
 
 from typing import NamedTuple
 
-from . import _validate
+from . import validate
 
 
 class Underflow(NamedTuple):
@@ -16,7 +16,7 @@ class Underflow(NamedTuple):
 
 def exp_underflow(xp, like, lo=-5000.0, hi=0.0):
     """Bisect, in ``like``'s dtype, for the point where ``exp`` stops returning 0."""
-    like = _validate.array(xp, like, "like", finite=False)
+    like = validate.array(xp, like, "like", finite=False)
     zero = like.reshape(-1)[:1] * 0.0  # a length-1 array of like's dtype (and device)
     at = lambda x: zero + x  # noqa: E731
     if float(xp.exp(at(lo))[0]) != 0.0 or float(xp.exp(at(hi))[0]) == 0.0:

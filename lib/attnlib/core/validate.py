@@ -8,13 +8,15 @@ from typing import Any, NamedTuple
 import numpy as np
 
 
-class AttentionArgs(NamedTuple):
+class AttentionInputs(NamedTuple):
     """Validated inputs: arrays of one float dtype (K, V repeated per query head with enable_gqa).
 
     ``mask`` bool (True = may attend; masked scores replaced by ``fill``) or ``bias`` float (added
     to the scores), at most one; ``empty`` (..., n) rows whose every score is −inf, ``uniform``
     (..., n) rows whose every score is a finite ``fill`` (None when there are none);
-    ``keep = M / (1 − p_drop)`` or None; ``groups`` query heads per key/value head.
+    ``dropout`` the weights M / (1 − p_drop) of P̃ = P ⊙ M / (1 − p_drop), or None;
+    ``groups`` query heads per key/value head; ``K_shape``, ``V_shape`` the shapes K and V were
+    given in (before the heads were repeated); ``S_shape`` (..., n, m), ``O_shape`` (..., n, d_v).
     """
 
     Q: Any
@@ -27,7 +29,7 @@ class AttentionArgs(NamedTuple):
     fully_masked: str
     empty: Any
     uniform: Any
-    keep: Any
+    dropout: Any
     groups: int
     K_shape: tuple
     V_shape: tuple
@@ -41,14 +43,14 @@ FULLY_MASKED = ("nan", "zero")
 def array(xp, x, name, like=None, min_ndim=0, finite=True):
     """``x`` as a float array of the backend; ValueError naming ``name`` when it cannot be one."""
     try:
-        a = xp.asarray(x, like)
+        arr = xp.as_float(x, like)
     except (TypeError, ValueError, RuntimeError) as err:
         raise ValueError(f"{name} must be a real numeric array: {err}") from None
-    if a.ndim < min_ndim:
-        raise ValueError(f"{name} must have at least {min_ndim} axes, got shape {tuple(a.shape)}")
-    if finite and not bool(xp.isfinite(a).all()):
+    if arr.ndim < min_ndim:
+        raise ValueError(f"{name} must have at least {min_ndim} axes, got shape {tuple(arr.shape)}")
+    if finite and not bool(xp.isfinite(arr).all()):
         raise ValueError(f"{name} contains non-finite values (NaN or inf)")
-    return a
+    return arr
 
 
 def number(x, name):
@@ -88,7 +90,7 @@ def broadcast(name, shape, target):
 def zero_one(xp, x, name, like):
     """A 0/1 (or boolean) array, else ValueError naming ``name``."""
     try:
-        raw = xp.asraw(x, like)
+        raw = xp.as_array(x, like)
     except (TypeError, ValueError, RuntimeError) as err:
         raise ValueError(f"{name} must be an array of 0/1 or booleans: {err}") from None
     if not bool(((raw == 0) | (raw == 1)).all()):
@@ -96,13 +98,13 @@ def zero_one(xp, x, name, like):
     return raw
 
 
-def broadcastable(a, b, name_a, name_b):
+def broadcastable(x, y, name_x, name_y):
     """ValueError naming both arrays when their shapes do not broadcast."""
     try:
-        np.broadcast_shapes(tuple(a.shape), tuple(b.shape))
+        np.broadcast_shapes(tuple(x.shape), tuple(y.shape))
     except ValueError:
-        raise ValueError(f"{name_a} and {name_b} do not broadcast: {name_a} {tuple(a.shape)}, "
-                         f"{name_b} {tuple(b.shape)}") from None
+        raise ValueError(f"{name_x} and {name_y} do not broadcast: {name_x} {tuple(x.shape)}, "
+                         f"{name_y} {tuple(y.shape)}") from None
 
 
 def same_shape(name, x, shape, what):
@@ -110,7 +112,7 @@ def same_shape(name, x, shape, what):
         raise ValueError(f"{name} must be shaped like {what} {tuple(shape)}, got {tuple(x.shape)}")
 
 
-def attention_args(xp, Q, K, V, *, scale=None, mask=None, fill=-math.inf, is_causal=False,
+def attention_inputs(xp, Q, K, V, *, scale=None, mask=None, fill=-math.inf, is_causal=False,
                    fully_masked="nan", enable_gqa=False, dropout_mask=None, p_drop=0.0):
     """Validate and convert the inputs of every attention function (see ``core.attention``)."""
     Q = array(xp, Q, "Q", min_ndim=2)
@@ -163,7 +165,7 @@ def attention_args(xp, Q, K, V, *, scale=None, mask=None, fill=-math.inf, is_cau
     p_drop = number(p_drop, "p_drop")
     if not 0.0 <= p_drop < 1.0:
         raise ValueError(f"p_drop must be in [0, 1), got {p_drop}")
-    keep = None
+    dropout = None
     if dropout_mask is None:
         if p_drop > 0:
             raise ValueError("p_drop > 0 needs an explicit dropout_mask (0/1, shaped like P), "
@@ -171,9 +173,11 @@ def attention_args(xp, Q, K, V, *, scale=None, mask=None, fill=-math.inf, is_cau
     else:
         M = zero_one(xp, dropout_mask, "dropout_mask", Q)
         broadcast("dropout_mask", M.shape, S_shape)
-        keep = xp.cast_like(M, Q) * (1.0 / (1.0 - p_drop))
-    return AttentionArgs(Q, K, V, scale, mask, bias, fill, fully_masked, empty, uniform, keep,
-                         groups, K_shape, V_shape, S_shape, O_shape)
+        dropout = xp.cast_like(M, Q) * (1.0 / (1.0 - p_drop))
+    return AttentionInputs(Q=Q, K=K, V=V, scale=scale, mask=mask, bias=bias, fill=fill,
+                           fully_masked=fully_masked, empty=empty, uniform=uniform,
+                           dropout=dropout, groups=groups, K_shape=K_shape, V_shape=V_shape,
+                           S_shape=S_shape, O_shape=O_shape)
 
 
 def flag(x, name):
@@ -194,7 +198,7 @@ def attention_mask(xp, mask, fill, is_causal, like, S_shape):
     if mask is None:
         return None, None
     try:
-        raw = xp.asraw(mask, like)
+        raw = xp.as_array(mask, like)
     except (TypeError, ValueError, RuntimeError) as err:
         raise ValueError(f"mask must be a boolean or float array: {err}") from None
     broadcast("mask", raw.shape, S_shape)
@@ -209,7 +213,7 @@ def attention_mask(xp, mask, fill, is_causal, like, S_shape):
                          "is added to the scores instead: give a boolean mask with fill, or "
                          "put the value in the float mask")
     bias = xp.cast_like(raw, like)
-    if bool(xp.isnan(bias).any()) or bool((bias == math.inf).any()):
+    if not bool((xp.isfinite(bias) | (bias == -math.inf)).all()):
         raise ValueError("mask: a float mask is added to the scores and may hold finite values "
                          "and -inf only, not NaN or +inf")
     return None, bias
@@ -217,7 +221,7 @@ def attention_mask(xp, mask, fill, is_causal, like, S_shape):
 
 def causal(xp, n, m, k, like=None):
     """The boolean (n, m) mask j ≤ i + k: k = 0 aligns it upper left, k = m − n lower right."""
-    return xp.asraw(np.tril(np.ones((n, m), dtype=bool), k=k), like)
+    return xp.as_array(np.tril(np.ones((n, m), dtype=bool), k=k), like)
 
 
 def gqa_groups(Q, K, V):
