@@ -81,7 +81,8 @@ bench: venv
 	$(BIN)/python benchmarks/run.py
 
 lint: venv
-	$(BIN)/ruff check lib tests
+	$(BIN)/ruff check lib tests scripts benchmarks _ext
+	$(BIN)/python scripts/generate_backends.py --check
 
 clean:
 	rm -rf _build _assets/vendor node_modules

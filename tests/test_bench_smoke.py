@@ -75,18 +75,6 @@ def test_softmax_jacobian_vjp_equals_the_row_rule(B):
                                rtol=1e-12, atol=1e-15)
 
 
-def test_perf_is_the_old_name_of_measure():
-    """``attnlib.perf`` (chapters 8 and the appendix, until they import ``measure``)."""
-    from attnlib import numpy as A
-    from attnlib import perf
-
-    assert perf.peak_bytes is measure.peak_extra_bytes
-    assert perf.jacobian_vjp is A.softmax_jacobian_vjp
-    for name in perf.__all__:
-        if name not in ("peak_bytes", "jacobian_vjp"):
-            assert getattr(perf, name) is getattr(measure, name), name
-
-
 def _fake_book(root: Path) -> None:
     """A built 'book' with one chapter: toc, page with an image, MyST-NB's execution record."""
     (root / "chapters").mkdir()

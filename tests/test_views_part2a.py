@@ -6,8 +6,8 @@ import numpy as np
 import pytest
 from matplotlib.backends.backend_agg import FigureCanvasAgg
 
+from attnlib import measure
 from attnlib import numpy as A
-from attnlib import perf
 from attnlib.figures import part2a as F
 
 
@@ -25,7 +25,7 @@ def _same_after_detour(make, first, detour, last):
 
 @pytest.fixture(scope="module")
 def rows():
-    return perf.row_rule_sweep(8, [16, 32, 64], dtype="float32", rounds=1)
+    return measure.row_rule_sweep(8, [16, 32, 64], dtype="float32", rounds=1)
 
 
 def test_jacobian_cost_frames_draw_alike(rows):

@@ -7,8 +7,8 @@ import numpy as np
 import pytest
 
 from attnlib import numpy as A
-from attnlib.core.blockwise import block_grid
 from attnlib.figures import part3 as figures
+from attnlib.numpy import block_grid
 
 
 @pytest.fixture(scope="module")

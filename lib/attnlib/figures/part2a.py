@@ -113,7 +113,7 @@ class JacobianCostView(plots.View):
     """Memory and time of the explicit-Jacobian VJP vs the row rule; ``view(m=m)`` puts the
     marker line at m.
 
-    ``rows``: what ``attnlib.perf.row_rule_sweep`` returns (one dict per m, same n, float32);
+    ``rows``: what ``attnlib.measure.row_rule_sweep`` returns (one dict per m, same n, float32);
     ``m_values``: every m the explorer offers (the lines n·m², n·m span them all).
     """
 

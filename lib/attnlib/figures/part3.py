@@ -15,7 +15,7 @@ from matplotlib.ticker import MaxNLocator
 
 from attnlib import numpy as A
 from attnlib import plots
-from attnlib.core.blockwise import block_grid
+from attnlib.numpy import block_grid
 
 __all__ = ["OnlineStepView", "BlockSizeView", "memory_figure"]
 

@@ -1,6 +1,6 @@
 """Figures of the appendix 「성능과 메모리」: what each backward costs as the sizes grow.
 
-Drawing only: the numbers come from ``attnlib.perf`` sweeps (rows of dicts).
+Drawing only: the numbers come from ``attnlib.measure`` sweeps (rows of dicts).
 """
 
 from __future__ import annotations
