@@ -205,33 +205,27 @@ def _control(name: str, values: Sequence, initial: Any, kind: str, label: str) -
 class Explorer(W.VBox):
     """The widget ``explorer`` returns: controls on top, the output below."""
 
-    def __init__(self, children, *, fallback: dict | None = None, **kwargs):
-        super().__init__(children, **kwargs)
-        self._fallback = fallback or {}
-
-    def _repr_mimebundle_(self, **kwargs):
-        # The widget view, plus (live mode) a static picture of the first frame, which
-        # `make notebooks` keeps when it strips widget views, so GitHub and Colab show
-        # a result before anything runs.  (ipywidgets 8; 7 displays by _ipython_display_.)
-        bundle = super()._repr_mimebundle_(**kwargs)
-        if bundle is not None:
-            bundle.update(self._fallback)
-        return bundle
-
 
 class LiveExplorer(Explorer):
-    """A live explorer: once its view is displayed, its first frame is sent as an update."""
+    """A live explorer: shown with a picture of its first frame, which it then sends."""
 
-    def __init__(self, children, *, show: Callable[[], None], **kwargs):
+    def __init__(self, children, *, fallback: dict, show: Callable[[], None], **kwargs):
         super().__init__(children, **kwargs)
+        self._fallback = fallback
         self._show_current = show
 
+    def _repr_mimebundle_(self, **kwargs):
+        # The widget's view (the bundle ipywidgets 8 gives; 7 has no _repr_mimebundle_) plus
+        # a static picture of the first frame, which `make notebooks` keeps when it strips
+        # widget views, so GitHub and Colab show a result before anything runs.
+        view = {"version_major": 2, "version_minor": 0, "model_id": self.model_id}
+        return {"application/vnd.jupyter.widget-view+json": view, **self._fallback}
+
     def _ipython_display_(self, **kwargs):
+        # IPython prefers this to _repr_mimebundle_: show the view, then send the first frame.
         from IPython.display import display
 
-        # The bundle ipywidgets 8's _repr_mimebundle_ gives (7 has none), with the picture.
-        view = {"version_major": 2, "version_minor": 0, "model_id": self.model_id}
-        display({"application/vnd.jupyter.widget-view+json": view, **self._fallback}, raw=True)
+        display(self._repr_mimebundle_(**kwargs), raw=True)
         self._show_current()
 
 
