@@ -67,7 +67,7 @@ browser: venv
 	$(BIN)/python -m pytest tests -m browser -q -p no:cacheprovider
 
 colab: venv
-	$(BIN)/python -m pytest tests -m colab -q -p no:cacheprovider
+	$(BIN)/python -m pytest tests -m colab -q -p no:cacheprovider -n 2 --dist loadgroup --durations=5
 
 # Everything CI checks: unit tests, nbval (on other arithmetic than the notebooks were
 # executed with), the strict build, the browser, Colab.

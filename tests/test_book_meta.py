@@ -203,3 +203,74 @@ def test_strip_joins_stream_chunks_and_drops_widget_views():
     assert outs[0]["text"] == "1\n2\n"
     assert outs[2]["data"] == {"text/plain": "[탐색기]"}
     assert "widgets" not in nb.metadata
+
+
+# ------------------------------------------------------ Colab launch buttons ----
+
+CHAPTER_DOCS = [f for f in TOC_FILES if (ROOT / f"{f}.ipynb").is_file()]
+
+
+class _SphinxConfig(dict):
+    """Item and attribute access, as Sphinx's Config gives."""
+
+    __getattr__ = dict.__getitem__
+
+
+def _launch_buttons() -> dict[str, dict[str, str]]:
+    """Each chapter's launch buttons ``{text: url}``, as the book build makes them.
+
+    The Sphinx configuration comes from _config.yml through Jupyter Book's own translation
+    (a ``sphinx.config`` entry can hide what ``repository`` and ``launch_buttons`` set);
+    the buttons from sphinx-book-theme's own functions, called as its build events are."""
+    from collections import defaultdict
+    from types import SimpleNamespace
+
+    from jupyter_book.config import get_final_config
+    from sphinx_book_theme.header_buttons import update_context_with_repository_info
+    from sphinx_book_theme.header_buttons.launch import add_launch_buttons
+
+    sphinx, _ = get_final_config(user_yaml=ROOT / "_config.yml", sourcedir=ROOT,
+                                 cli_config={"latex_individualpages": False})
+    app = SimpleNamespace(
+        builder=None,
+        outdir=str(ROOT / "_build" / "html"),
+        config=_SphinxConfig(html_theme_options=sphinx.get("html_theme_options", {}),
+                             html_context=dict(sphinx.get("html_context", {}))),
+        env=SimpleNamespace(doc2path=lambda doc: str(ROOT / f"{doc}.ipynb"),
+                            metadata=defaultdict(lambda: {"kernelspec": {"name": "python3"}})),
+    )
+    update_context_with_repository_info(app)
+    buttons = {}
+    for doc in CHAPTER_DOCS:
+        context = {**app.config.html_context, "pagename": doc, "sourcename": f"{doc}.ipynb",
+                   "header_buttons": []}
+        add_launch_buttons(app, doc, "page.html", context, None)
+        buttons[doc] = {b["text"]: b["url"] for group in context["header_buttons"]
+                        for b in group.get("buttons", [])}
+    return buttons
+
+
+def test_every_chapter_has_a_colab_button_to_its_notebook():
+    url = CONFIG["repository"]["url"].rstrip("/")
+    assert url.startswith("https://github.com/")
+    colab = CONFIG["launch_buttons"]["colab_url"].rstrip("/")
+    branch = CONFIG["repository"]["branch"]
+    buttons = _launch_buttons()
+    assert len(buttons) == len(NOTEBOOKS) > 0
+    for doc, links in buttons.items():
+        expected = f"{colab}/github/{url.removeprefix('https://github.com/')}/blob/{branch}/{doc}.ipynb"
+        assert links.get("Colab") == expected, f"{doc}: {links}"
+        assert (ROOT / f"{doc}.ipynb").is_file()
+
+
+@pytest.mark.parametrize("doc", CHAPTER_DOCS)
+def test_built_page_has_the_colab_button(doc):
+    """In a built book (``make book``) newer than the page's sources, the button is on the page."""
+    page = ROOT / "_build" / "html" / f"{doc}.html"
+    sources = [ROOT / "_config.yml", ROOT / f"{doc}.ipynb"]
+    if not page.is_file() or page.stat().st_mtime < max(p.stat().st_mtime for p in sources):
+        pytest.skip("no built page newer than its sources (make book)")
+    url = CONFIG["repository"]["url"].rstrip("/").removeprefix("https://github.com/")
+    expected = (f"{CONFIG['launch_buttons']['colab_url'].rstrip('/')}/github/{url}/blob/"
+                f"{CONFIG['repository']['branch']}/{doc}.ipynb")
+    assert f'href="{expected}"' in page.read_text(encoding="utf-8")

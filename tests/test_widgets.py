@@ -137,6 +137,8 @@ def test_live_updates_one_output_and_caches():
     )
     slider, toggle, out = ex.children
     assert isinstance(out, W.Output)
+    assert out.outputs == () and calls == [(4, "a")]  # computed now, sent once displayed
+    ex._ipython_display_()
     assert out.outputs[0]["text"] == "4 a\n"
     slider.value = 64
     assert out.outputs[0]["text"] == "64 a\n"
@@ -187,3 +189,127 @@ def test_bad_arguments(kwargs, message):
 def test_bad_return_type():
     with pytest.raises(TypeError, match="Figure"):
         widgets.explorer(lambda d_k: 42, sliders={"d_k": [1]}, mode="frozen")
+
+
+# ------------------------------------------------ what a front end receives ----
+
+# Runs in the Python under test (its own jupyter_client and ipykernel): starts a kernel,
+# shows a live explorer, moves its slider as a front end would (a comm_msg "update" of
+# `index`), and prints, for the cell and for the move, every iopub message as
+# [msg_type, model or data keys]; messages to the explorer's Output also say what they carry.
+FRONTEND = r"""
+import json, sys
+from jupyter_client.manager import start_new_kernel
+
+CELL = '''
+from matplotlib.figure import Figure
+from attnlib import widgets
+
+def show(a):
+    fig = Figure(figsize=(2, 1.5))
+    fig.add_subplot().plot([0, 1], [0, a])
+    return fig, f"a = {a}"
+
+widgets.explorer(show, sliders={"a": [1, 2, 3]})
+'''
+
+
+def summary(msg, comms):
+    kind, content = msg["msg_type"], msg["content"]
+    if kind == "comm_open":
+        state = content["data"]["state"]
+        comms[content["comm_id"]] = state["_model_name"]
+        out = {"model": state["_model_name"]}
+        if "outputs" in state:
+            out["outputs"] = [o["output_type"] for o in state["outputs"]]
+        return [kind, out]
+    if kind == "comm_msg":
+        data = content["data"]
+        out = {"model": comms.get(content["comm_id"]), "method": data.get("method"),
+               "keys": sorted(data.get("state", {}))}
+        if "outputs" in data.get("state", {}):
+            outs = data["state"]["outputs"]
+            out["outputs"] = [o["output_type"] for o in outs]
+            out["png"] = next((o["data"]["image/png"][-40:] for o in outs
+                               if "image/png" in o.get("data", {})), None)
+        return [kind, out]
+    if kind in ("display_data", "execute_result"):
+        return [kind, sorted(content["data"])]
+    if kind == "stream":
+        return [kind, content["name"], content["text"]]
+    return [kind]
+
+
+def collect(kc, msg_id, comms):
+    got = []
+    while True:
+        msg = kc.get_iopub_msg(timeout=120)
+        if msg["parent_header"].get("msg_id") != msg_id:
+            continue
+        if msg["msg_type"] == "status":
+            if msg["content"]["execution_state"] == "idle":
+                return got
+            continue
+        if msg["msg_type"] != "execute_input":
+            got.append(summary(msg, comms))
+
+
+km, kc = start_new_kernel(kernel_name="python3")
+try:
+    comms = {}
+    cell = collect(kc, kc.execute(CELL), comms)
+    slider = next(c for c, name in comms.items() if name == "SelectionSliderModel")
+    move = kc.session.msg("comm_msg", {"comm_id": slider, "data": {
+        "method": "update", "state": {"index": 1}, "buffer_paths": []}})
+    kc.shell_channel.send(move)
+    moved = collect(kc, move["header"]["msg_id"], comms)
+    print(json.dumps({"cell": cell, "move": moved}))
+finally:
+    kc.stop_channels()
+    km.shutdown_kernel(now=True)
+"""
+
+
+def frontend_messages(python: str, env: dict | None = None) -> dict:
+    """What a front end receives from a live explorer (see ``FRONTEND``), run by ``python``."""
+    import json
+    import os
+    import subprocess
+
+    env = dict(env if env is not None else os.environ)
+    env.pop("ATTNLIB_WIDGETS", None)  # live mode, as in a reader's kernel
+    proc = subprocess.run([python, "-c", FRONTEND], env=env, capture_output=True, text=True,
+                          timeout=300)
+    assert proc.returncode == 0, proc.stderr[-3000:]
+    return json.loads(proc.stdout.strip().splitlines()[-1])
+
+
+def assert_first_frame_sent_like_updates(messages: dict) -> None:
+    """The first picture reaches the front end by the message an update uses, after the view."""
+
+    def to_output(msgs):
+        return [m[1] for m in msgs if m[0] == "comm_msg" and m[1]["model"] == "OutputModel"]
+
+    cell, move = messages["cell"], messages["move"]
+    # The cell shows one thing, the widget's view: no print or picture of its own, so
+    # nbval compares what it compared before.
+    shown = [m for m in cell if m[0] in ("display_data", "execute_result", "stream")]
+    assert len(shown) == 1 and "application/vnd.jupyter.widget-view+json" in shown[0][1], cell
+    assert "image/png" in shown[0][1]  # the static picture beside the view, for GitHub
+    opened = [m[1] for m in cell if m[0] == "comm_open" and m[1]["model"] == "OutputModel"]
+    assert opened == [{"model": "OutputModel", "outputs": []}], "first frame in the initial state"
+    first, update = to_output(cell), to_output(move)
+    assert len(first) == 1 and len(update) == 1, (cell, move)
+    # Sent after the view, so a view that draws only on changes is there to draw it.
+    assert cell.index(["comm_msg", first[0]]) > cell.index(shown[0])
+    for frame in (first[0], update[0]):
+        assert frame["method"] == "update" and frame["keys"] == ["outputs"]
+        assert frame["outputs"] == ["display_data", "stream"] and frame["png"]
+    assert first[0]["png"] != update[0]["png"]  # the slider moved: a new picture
+    assert not [m for m in move if m[0] in ("display_data", "stream", "clear_output")], move
+
+
+def test_first_frame_reaches_the_front_end_like_updates():
+    import sys
+
+    assert_first_frame_sent_like_updates(frontend_messages(sys.executable))

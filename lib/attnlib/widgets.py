@@ -12,7 +12,15 @@ Two modes, chosen by the environment variable ``ATTNLIB_WIDGETS`` (a chapter has
 code path):
 
 - ``live`` (default; Jupyter, Colab): every change of a control calls ``func`` again
-  and replaces the one output area (positions already shown come from a cache).
+  and replaces the one output area (positions already shown come from a cache).  Every
+  frame, the first included, reaches the front end the same way: the kernel assigns the
+  ``Output`` widget's ``outputs`` (one ``comm_msg`` "update", as ipywidgets' own
+  ``Output.append_stdout``/``append_display_data`` do).  The first frame is sent right
+  after the widget's view is displayed, because some front ends draw an ``Output`` only
+  when its ``outputs`` change and ignore what it held when the view appeared (Colab's
+  built-in one did: googlecolab/colab-widgets, ``src/outputs.ts``).  Nothing is printed
+  into the cell, so nbval compares only the widget's own display.  Works with ipywidgets
+  7.7 (what Colab's kernel imports) and 8.
 - ``frozen`` (``make book`` sets it): every combination of control values is computed
   once, at build time, into its own ``Output`` widget; nested ``Stack`` widgets hold
   them and each control's ``index`` is ``jslink``-ed to the ``selected_index`` of the
@@ -44,7 +52,6 @@ import contextlib
 import io
 import math
 import os
-import sys
 import warnings
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any
@@ -198,18 +205,28 @@ def _control(name: str, values: Sequence, initial: Any, kind: str, label: str) -
 class Explorer(W.VBox):
     """The widget ``explorer`` returns: controls on top, the output below."""
 
-    def __init__(self, children, *, fallback: dict | None = None, **kwargs):
+
+class LiveExplorer(Explorer):
+    """A live explorer: shown with a picture of its first frame, which it then sends."""
+
+    def __init__(self, children, *, fallback: dict, show: Callable[[], None], **kwargs):
         super().__init__(children, **kwargs)
-        self._fallback = fallback or {}
+        self._fallback = fallback
+        self._show_current = show
 
     def _repr_mimebundle_(self, **kwargs):
-        # The widget view, plus (live mode) a static picture of the first frame, which
-        # `make notebooks` keeps when it strips widget views, so GitHub and Colab show
-        # a result before anything runs.
-        bundle = super()._repr_mimebundle_(**kwargs)
-        if bundle is not None:
-            bundle.update(self._fallback)
-        return bundle
+        # The widget's view (the bundle ipywidgets 8 gives; 7 has no _repr_mimebundle_) plus
+        # a static picture of the first frame, which `make notebooks` keeps when it strips
+        # widget views, so GitHub and Colab show a result before anything runs.
+        view = {"version_major": 2, "version_minor": 0, "model_id": self.model_id}
+        return {"application/vnd.jupyter.widget-view+json": view, **self._fallback}
+
+    def _ipython_display_(self, **kwargs):
+        # IPython prefers this to _repr_mimebundle_: show the view, then send the first frame.
+        from IPython.display import display
+
+        display(self._repr_mimebundle_(**kwargs), raw=True)
+        self._show_current()
 
 
 def explorer(
@@ -274,6 +291,8 @@ def explorer(
             raise ValueError(
                 f"explorer: {n_frames} frames to precompute (limit {MAX_FRAMES}); use fewer values"
             )
+        if not hasattr(W, "Stack"):
+            raise RuntimeError(f"explorer: frozen mode needs ipywidgets 8, not {W.__version__}")
         view = _frozen_stack(spec, controls, start, outputs_at, {})
         return Explorer([*controls, view], layout=box_layout)
 
@@ -289,14 +308,13 @@ def explorer(
             seen[key] = outputs_at(values, compact)
         return seen[key]
 
-    # The first frame goes into the widget's state (rendered when the view appears, and
-    # nothing leaks into the cell's own outputs, which nbval compares); later frames are
-    # sent with `with out:` from the slider callbacks, the route every frontend supports.
+    # The first frame is computed now, so an error in `func` fails the cell; it is sent
+    # like every later frame once the view is displayed (LiveExplorer), and kept as the
+    # static picture beside the view.
     first = cached_outputs_at(start, compact=True)  # kept in the notebook file
-    out = W.Output(outputs=tuple(first))
-    out.last_frame = first
+    out = W.Output()
 
-    def update(_change=None):
+    def show(_change=None):
         values = {name: c.value for (name, _, _), c in zip(spec, controls, strict=True)}
         try:
             frame = cached_outputs_at(values)
@@ -308,10 +326,10 @@ def explorer(
                     "text": f"{type(exc).__name__}: {exc}\n",
                 }
             ]
-        _show(out, frame)
+        out.outputs = tuple(frame)  # one comm_msg "update" to the front end
 
     for c in controls:
-        c.observe(update, names="value")
+        c.observe(show, names="value")
     fallback = {}
     for o in first:
         if o["output_type"] == "display_data":
@@ -320,7 +338,7 @@ def explorer(
                     fallback[key] = o["data"][key]
     start_text = ", ".join(f"{n} = {_label(v)}" for n, v in start.items())
     fallback["text/plain"] = f"[탐색기: {start_text}. 커널에서 실행하면 슬라이더가 움직입니다.]"
-    return Explorer([*controls, out], layout=box_layout, fallback=fallback)
+    return LiveExplorer([*controls, out], layout=box_layout, fallback=fallback, show=show)
 
 
 def _frozen_stack(spec, controls, start, outputs_at, fixed):
@@ -337,21 +355,3 @@ def _frozen_stack(spec, controls, start, outputs_at, fixed):
     stack = W.Stack(children, selected_index=values.index(start[name]))
     W.jslink((controls[level], "index"), (stack, "selected_index"))
     return stack
-
-
-def _show(out: W.Output, frame: list[dict]) -> None:
-    """Replace what ``out`` shows (live mode) with already-built outputs."""
-    out.last_frame = frame  # what the reader now sees; handy in tests
-    from IPython import get_ipython
-    from IPython.display import display
-
-    if get_ipython() is None:  # plain Python (tests): set the state directly
-        out.outputs = tuple(frame)
-        return
-    with out:  # the route every frontend (Jupyter, Colab) supports for updates
-        out.clear_output(wait=True)
-        for o in frame:
-            if o["output_type"] == "stream":
-                print(o["text"], end="", file=sys.stderr if o["name"] == "stderr" else sys.stdout)
-            else:
-                display(o["data"], raw=True, metadata=o.get("metadata") or None)
