@@ -14,6 +14,7 @@ a failing one with 2 significant digits only when it is far above round-off (``S
 from __future__ import annotations
 
 import math
+import unicodedata
 import warnings
 from collections.abc import Callable
 from typing import Any, NamedTuple
@@ -79,21 +80,44 @@ def run(spec: Spec, fn, *, backend=None) -> None:
     try:
         used = _grade(spec, fn, backend)
     except NotImplementedError:
-        _print([f"… {head}: 아직 구현하지 않았습니다 (NotImplementedError). "
-                "함수를 채우고 이 셀을 다시 실행하세요."])
+        _print([f"… {head}: 아직 구현하지 않았습니다 (NotImplementedError).",
+                "  함수를 채우고 이 셀을 다시 실행하세요."])
         return
     except Failure as failure:
         _print([f"✘ {head}: {failure.lines[0]}"] + ["  " + x for x in failure.lines[1:]]
                + ([f"  힌트: {HINTS[failure.hint]}"] if failure.hint else []))
         return
     dtypes = sorted({c.dtype for c in spec.cases})
-    bounds = ", ".join(f"< {bound(TOL[d])} ({d})" for d in dtypes)
-    _print([f"✔ {head}: 통과 — {len(spec.cases)}가지 경우 ({spec.covered}; "
-            f"{'·'.join(dtypes)}), {BACKENDS[used]}. 오차 {bounds}."])
+    bounds = ", ".join(f"{d} 오차 < {bound(TOL[d])}" for d in dtypes)
+    _print([f"✔ {head}: 통과 ({len(spec.cases)}가지 경우, {BACKENDS[used]})",
+            f"  {spec.covered}", f"  {bounds}"])
+
+
+WIDTH = 80  # columns of a printed line; a Korean syllable takes two
 
 
 def _print(lines):
-    print("\n".join(lines))
+    print("\n".join(wrapped for line in lines for wrapped in _wrap(line)))
+
+
+def _wrap(line):
+    """``line`` cut at spaces into lines of at most WIDTH columns, continued 2 columns further in
+    than it starts (after "힌트: " for a hint)."""
+    body = line.lstrip(" ")
+    indent = " " * (len(line) - len(body) + (6 if body.startswith("힌트: ") else 2))
+    out, current = [], line[: len(line) - len(body)]
+    for word in body.split(" "):
+        trial = f"{current} {word}" if current.strip() else current + word
+        if _columns(trial) > WIDTH and current.strip():
+            out.append(current)
+            current = indent + word
+        else:
+            current = trial
+    return out + [current]
+
+
+def _columns(text):
+    return sum(2 if unicodedata.east_asian_width(ch) in "WF" else 1 for ch in text)
 
 
 def _grade(spec, fn, backend):
@@ -115,24 +139,37 @@ def _grade(spec, fn, backend):
 
 
 def _call(spec, fn, case, inputs, backend, *, first, where, batch_hint):
-    """The reader's outputs as float64 NumPy arrays, and the backend that produced them."""
-    tried = [backend or "numpy"]
-    if backend is None and first and _has_torch():
-        tried.append("torch")  # auto: a function that fails on NumPy input may want tensors
-    error = None
-    for name in tried:
+    """The reader's outputs as float64 NumPy arrays, and the backend that produced them.
+
+    With ``backend=None`` a function that fails on the first case's NumPy arrays is tried once
+    more with torch tensors (when torch is installed): it may have been written for tensors.
+    """
+    name = backend or "numpy"
+    try:
+        result = _run_reader(fn, inputs, case, name)
+    except NotImplementedError:
+        raise
+    except Exception as error:  # the reader's bug, reported below, never raised
+        if not (backend is None and first and _has_torch()):
+            _crashed(error, case, name, where, batch_hint)
         try:
-            with np.errstate(all="ignore"):  # NaN and inf are reported below, not warned about
-                result = fn(*_converted(inputs, case, name).values())
+            result, name = _run_reader(fn, inputs, case, "torch"), "torch"
         except NotImplementedError:
             raise
-        except Exception as exc:  # the reader's bug, reported, never raised
-            error = error or exc
-            continue
-        return _as_outputs(spec, result, where, case, name), name
+        except Exception:
+            _crashed(error, case, "numpy", where, batch_hint)
+    return _as_outputs(spec, result, where, case, name), name
+
+
+def _run_reader(fn, inputs, case, backend):
+    with np.errstate(all="ignore"):  # NaN and inf are reported by the grader, not warned about
+        return fn(*_converted(inputs, case, backend).values())
+
+
+def _crashed(error, case, backend, where, batch_hint):
     hint = "batch_axes" if batch_hint else ("keepdims" if _broadcast_error(error) else None)
     raise Failure([f"{where} 에서 함수가 오류를 냈습니다: {type(error).__name__}: "
-                   f"{_first_line(error)}", _describe(case, tried[0])], hint)
+                   f"{_first_line(error)}", _describe(case, backend)], hint)
 
 
 def _as_outputs(spec, result, where, case, backend):
@@ -300,7 +337,7 @@ def _first_line(exc):
 
 def _broadcast_error(exc):
     text = str(exc)
-    return exc is not None and ("broadcast" in text or "must match the size" in text)
+    return "broadcast" in text or "must match the size" in text
 
 
 def _has_torch():

@@ -25,6 +25,10 @@ def _name(base, causal):
     return f"{base}(causal=True)" if causal else base
 
 
+def _causal_note(causal):
+    return "인과 마스크 (j ≤ i, n ≠ m 포함); " if causal else ""
+
+
 # ------------------------------------------------------------------- the online softmax ----
 
 
@@ -71,8 +75,8 @@ def _online_spec(causal):
                 Q, K, V, mask=np.tril(np.ones((Q.shape[-2], K.shape[-2]), bool), k=-1))),
         )
     return Spec(_name("online_softmax", causal), ("O", "lse"), cases, reference, mistakes,
-                "block_k = 1, m 을 나누지 않는 크기, m 보다 큰 크기; 오름차순 키, 수백인 점수; "
-                "(B, H, ·, ·)", "fn(Q, K, V, block_k) -> (O, lse)")
+                _causal_note(causal) + "block_k = 1, m 을 나누지 않는 크기, m 보다 큰 크기; "
+                "오름차순 키, 수백인 점수; (B, H, ·, ·)", "fn(Q, K, V, block_k) -> (O, lse)")
 
 
 def _online(Q, K, V, block_k, *, causal, rescale_l=True, rescale_acc=True, use_max=True,
@@ -140,8 +144,9 @@ def _blockwise_spec(causal):
             Mistake("block_skip_partial", blocks(_skip_partial)),
         )
     return Spec(_name("blockwise_backward", causal), ("dQ", "dK", "dV"), cases, reference,
-                mistakes, "block_q, block_k = 1, n·m 을 나누지 않는 크기, 전체보다 큰 크기; "
-                "(B, H, ·, ·)", "fn(G, Q, K, V, O, lse, block_q, block_k) -> (dQ, dK, dV)")
+                mistakes, _causal_note(causal) + "block_q, block_k = 1, n·m 을 나누지 않는 크기, "
+                "전체보다 큰 크기; (B, H, ·, ·)",
+                "fn(G, Q, K, V, O, lse, block_q, block_k) -> (dQ, dK, dV)")
 
 
 def _P(Q, K, lse, causal):

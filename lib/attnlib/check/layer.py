@@ -92,6 +92,11 @@ def _backward_spec():
         p = parts(G, Q, K, V)
         return five(G, Q, K, V, p.P, r=p.U.mean(-1))
 
+    def r_axis(G, Q, K, V):
+        p = parts(G, Q, K, V)
+        delta = p.P * (p.U - (p.P * p.U).sum(-2, keepdims=True))
+        return (*qk(delta, Q, K, scale_of(Q)), p.dV)
+
     return Spec("attention_backward", ("dQ", "dK", "dV"), _backward_cases(1),
                 lambda G, Q, K, V: A.attention_backward(G, Q, K, V), (
         Mistake("no_scale", rescaled(lambda s: 1 / s, lambda s: 1 / s)),
@@ -101,6 +106,7 @@ def _backward_spec():
         Mistake("r_without_P", r_without_P),
         Mistake("r_without_P", lambda G, Q, K, V: five(
             G, Q, K, V, parts(G, Q, K, V).P, r=parts(G, Q, K, V).U.sum(-1))),
+        Mistake("r_axis", r_axis),
     ), "n ≠ m, d_k ≠ d_v, (B, H, ·, ·), 글의 작은 예제", BACKWARD_CALL.format(""))
 
 
