@@ -1,6 +1,6 @@
 """attnlib.check, the exercises' grader: correct answers pass in both backends and both dtypes,
 typical wrong answers (mutants) fail with the hint that names their mistake, misuse prints a
-message.
+message, and every solution published in a chapter passes its checker.
 
 The mutants are written here the way a reader would write them, independently of the float64
 variants the checkers compare against.
@@ -10,8 +10,10 @@ from __future__ import annotations
 
 import contextlib
 import io
+import json
 import math
 import unicodedata
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -22,6 +24,9 @@ from attnlib.check import HINTS
 
 torch = pytest.importorskip("torch")
 from attnlib import torch as T  # noqa: E402
+
+ROOT = Path(__file__).resolve().parents[1]
+CHAPTERS = sorted((ROOT / "chapters").glob("part*/*.ipynb"))
 
 
 def graded(checker, fn, **kw) -> str:
@@ -547,3 +552,65 @@ def test_the_reader_cannot_change_the_cases():
 
     assert passes(graded(check.softmax_vjp, in_place))
     assert passes(graded(check.softmax_vjp, lambda P, U: A.softmax_vjp(P, U)))
+
+
+# ------------------------------------------------------------------ the chapters' exercises ----
+
+
+def _cells(path):
+    return json.loads(path.read_text(encoding="utf-8"))["cells"]
+
+
+def _source(cell):
+    return "".join(cell["source"]) if isinstance(cell["source"], list) else cell["source"]
+
+
+def _exercise_cells():
+    for path in CHAPTERS:
+        for cell in _cells(path):
+            if cell.get("id", "").startswith("ex-") and cell["cell_type"] == "code":
+                yield path, cell
+
+
+SOLUTIONS = [pytest.param(_source(c), id=c["id"]) for p, c in _exercise_cells()
+             if c["id"].endswith("-sol") and "check." in _source(c)]
+
+
+@pytest.mark.parametrize("source", SOLUTIONS)
+def test_published_solutions_pass(source):
+    out = io.StringIO()
+    with contextlib.redirect_stdout(out):
+        exec(compile(source, "<solution>", "exec"), {"__name__": "__solution__"})
+    text = out.getvalue()
+    assert "✔ check." in text and "✘" not in text and "…" not in text, text
+
+
+def test_each_implementation_exercise_has_stub_check_and_solution():
+    ids = {c["id"]: (p, c) for p, c in _exercise_cells()}
+    stubs = [i for i in ids if i.endswith("-stub")]
+    assert len(stubs) >= 12
+    for stub in stubs:
+        base = stub[: -len("-stub")]
+        assert f"{base}-check" in ids and f"{base}-sol" in ids, base
+        assert "raise NotImplementedError  # 여기를 채우세요" in _source(ids[stub][1])
+        call = _source(ids[f"{base}-check"][1]).strip().splitlines()[-1]
+        assert call.startswith("check.") and call.split("(")[0] in _source(ids[f"{base}-sol"][1])
+        printed = "".join("".join(o.get("text", "")) for o in ids[f"{base}-check"][1]["outputs"])
+        assert "아직 구현하지 않았습니다" in printed, base
+
+
+def test_every_chapter_ends_with_two_to_four_exercises():
+    for path in CHAPTERS:
+        ids = [c.get("id", "") for c in _cells(path)]
+        ex = [i for i in ids if i.startswith("ex-")]
+        if path.stem == "16_closing":  # the closing chapter has nothing new to practise
+            assert not ex
+            continue
+        assert ex and ids[-len(ex):] == ex, f"{path.name}: the ex- cells must come last"
+        num = path.stem[:2]
+        assert ex[0] == f"ex-{num}-head", path.name
+        questions = [i for i in ex if i.endswith("-q")]
+        assert 2 <= len(questions) <= 4, (path.name, questions)
+        for q in questions:
+            base = q[: -len("-q")]
+            assert {f"{base}-sol-start", f"{base}-sol", f"{base}-sol-end"} <= set(ex), base
