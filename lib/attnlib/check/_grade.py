@@ -88,9 +88,9 @@ def run(spec: Spec, fn, *, backend=None) -> None:
                + ([f"  힌트: {HINTS[failure.hint]}"] if failure.hint else []))
         return
     dtypes = sorted({c.dtype for c in spec.cases})
-    bounds = ", ".join(f"{d} 오차 < {bound(TOL[d])}" for d in dtypes)
-    _print([f"✔ {head}: 통과 ({len(spec.cases)}가지 경우, {BACKENDS[used]})",
-            f"  {spec.covered}", f"  {bounds}"])
+    bounds = ", ".join(f"{d} < {bound(TOL[d])}" for d in dtypes)
+    _print([f"✔ {head}: 통과 — {len(spec.cases)}가지 경우, 오차 {bounds}",
+            f"  ({spec.covered}; {BACKENDS[used]})"])
 
 
 WIDTH = 80  # columns of a printed line; a Korean syllable takes two
