@@ -89,11 +89,11 @@ def run(spec: Spec, fn, *, backend=None) -> None:
         return
     dtypes = sorted({c.dtype for c in spec.cases})
     bounds = ", ".join(f"{d} < {bound(TOL[d])}" for d in dtypes)
-    _print([f"✔ {head}: 통과 — {len(spec.cases)}가지 경우, 오차 {bounds}",
-            f"  ({spec.covered}; {BACKENDS[used]})"])
+    _print([f"✔ {head}: 통과 ({len(spec.cases)}가지 경우, {BACKENDS[used]})",
+            f"  시험한 것: {spec.covered}", f"  오차: {bounds}"])
 
 
-WIDTH = 80  # columns of a printed line; a Korean syllable takes two
+WIDTH = 72  # columns of a printed line (a Korean syllable takes two): the page's code column
 
 
 def _print(lines):
