@@ -1,5 +1,5 @@
 """The grader behind :mod:`attnlib.check`: run a reader's function on chosen cases, compare each
-output with attnlib's, print one success line or the first failing case with a hint.
+output with attnlib's, print the success or the first failing case with a hint.
 
 A checker describes itself as a :class:`Spec`: its cases (inputs in float64 NumPy, cast to the
 case's dtype before anything is computed), the reference (attnlib, float64), the names of the
