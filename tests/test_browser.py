@@ -403,3 +403,34 @@ def test_pictures_keep_their_shape_on_a_phone(visit):
     SHOTS.mkdir(parents=True, exist_ok=True)
     page.screenshot(path=str(SHOTS / "phone__03_jacobian.png"))
     _assert_clean(v, rel)
+
+
+# ----------------------------------------------------------------------- exercises ----
+
+
+def test_exercise_solution_opens_on_click(visit):
+    """A chapter's exercises are numbered (sphinx-exercise) and their solutions collapsed; a
+    click on a solution's title shows its code and the checker's success line."""
+    rel = next((r for r in PAGES if r.endswith("08_row_rule.html")), None)
+    if rel is None:
+        _missing("no chapter 8 page")
+    v = visit(rel)
+    page = v.page
+    exercises = page.locator("div.exercise.admonition")
+    assert exercises.count() >= 2, "chapter 8 has no exercises"
+    title = exercises.first.locator(".admonition-title").first.inner_text()
+    assert re.match(r"연습 \d+", title), f"exercise not numbered: {title!r}"
+    stub = exercises.first.locator("div.cell_output pre").first
+    assert "아직 구현하지 않았습니다" in stub.inner_text()  # the stub's checker cell
+    solution = page.locator("div.solution.dropdown").first
+    code = solution.locator("div.cell_input pre").first
+    assert not code.is_visible(), "the solution is not collapsed"
+    solution.scroll_into_view_if_needed()
+    solution.locator(".admonition-title").first.click()
+    code.wait_for(state="visible", timeout=5_000)
+    assert "def my_softmax_vjp" in code.inner_text()
+    printed = solution.locator("div.cell_output pre").first.inner_text()
+    assert printed.startswith("✔ check.softmax_vjp: 통과"), printed
+    SHOTS.mkdir(parents=True, exist_ok=True)
+    page.screenshot(path=str(SHOTS / "exercise__08_row_rule.png"))
+    _assert_clean(v, rel)

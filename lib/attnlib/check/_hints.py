@@ -1,0 +1,116 @@
+"""What the checkers say about a known mistake (Korean, like the book), keyed by a short name.
+
+Tests look a hint up here by its key; a checker prints ``"힌트: " + HINTS[key]``.
+"""
+
+HINTS = {
+    # softmax
+    "overflow": "최댓값을 빼지 않아 e^S 가 넘쳤습니다 (inf/inf = NaN). 행마다 최댓값을 빼고 "
+                "지수를 취하세요.",
+    "global_max": "배열 전체의 최댓값 하나를 뺐습니다. 점수의 크기가 크게 다른 행은 e^(S − max) 가 "
+                  "모두 0 으로 잘려 0/0 이 됩니다. 행마다 최댓값을 빼세요 "
+                  "(max(-1, keepdims=True)).",
+    "axis": "마지막 축(한 행 안의 키 방향)이 아닌 다른 축으로 정규화했습니다. softmax 는 행마다, "
+            "axis=-1 로 겁니다.",
+    "keepdims": "행마다 구한 값(최댓값, 합, r, lse)을 keepdims=True 나 [..., None] 없이 빼거나 "
+                "나눠서, 행의 값이 열 방향으로 퍼졌습니다.",
+    # the softmax Jacobian
+    "jac_sign": "부호가 반대입니다: J = diag(p) − p pᵀ.",
+    "jac_no_diag": "diag(p) 를 빠뜨렸습니다: J = diag(p) − p pᵀ.",
+    "jac_diag_only": "대각 성분 p_i(1 − p_i) 만 넣고 비대각 성분 −p_i p_j 를 빠뜨렸습니다.",
+    "jac_diag_p": "diag(p) 만 있고 −p pᵀ 가 없습니다.",
+    # the row rule
+    "r_without_P": "r 을 P 없이 구했습니다. r_i = Σ_j P_ij U_ij 는 확률 P 를 가중치로 한 U 의 "
+                   "가중평균입니다 (U 의 단순 평균이나 합이 아닙니다).",
+    "no_P": "마지막에 P 를 곱하지 않았습니다: Δ = P ⊙ (U − r).",
+    "no_r": "가중평균 r 을 빼지 않았습니다: Δ = P ⊙ (U − r).",
+    "r_axis": "r 을 열 방향(축 −2)으로 더했습니다. r_i 는 행 i 안에서 키 방향(축 −1)으로 더합니다.",
+    "sign": "부호가 반대입니다.",
+    # O = P V
+    "U_times_P": "U 에 P 를 곱했습니다. U = ∂L/∂P = G Vᵀ 는 softmax 를 거치기 전의 값이라 P 가 "
+                 "들어가지 않습니다.",
+    "mean_not_sum": "질의들에 대해 평균을 냈습니다. 같은 V 를 여러 질의가 쓰면 기울기는 더합니다 "
+                    "(dV = Pᵀ G).",
+    # shapes and axes
+    "transposed": "마지막 두 축이 뒤바뀐 shape 입니다. 곱의 순서나 전치를 확인하세요. 손실을 어떤 "
+                  "행렬로 미분한 것은 그 행렬과 shape 가 같습니다.",
+    "reversed_axes": "모든 축이 뒤집힌 shape 입니다. 배치 축이 있는 배열에서 .T 는 모든 축을 "
+                     "뒤집습니다. 마지막 두 축만 바꾸려면 swapaxes(-1, -2) (torch 는 .mT) 를 "
+                     "쓰세요.",
+    "batch_axes": "2차원 경우는 통과했는데 배치·헤드 축이 붙자 틀렸습니다. .T 는 모든 축을 "
+                  "뒤집으니 swapaxes(-1, -2) (torch 는 .mT) 를 쓰고, 축은 axis=-1 처럼 끝에서 "
+                  "세세요.",
+    # the scale
+    "no_scale": "dQ, dK 에 1/√d_k 를 곱하지 않았습니다. 순전파의 S = QKᵀ/√d_k 를 거꾸로 지나며 "
+                "한 번 곱해야 합니다.",
+    "double_scale": "1/√d_k 를 두 번 곱했습니다. 역전파에서는 한 번입니다.",
+    "scale_inverted": "1/√d_k 대신 √d_k 를 곱했습니다.",
+    "dK_double_scale": "dK 에만 스케일이 두 번 들어갔습니다. Q' = Q/√d_k 로 스케일을 접어 넣었다면 "
+                       "Δᵀ Q' 에 이미 한 번 들어 있습니다.",
+    "mirror": "거울 대칭이 바뀌었습니다. dQ 에는 K 를 (Δ K), dK 에는 Q 를 (Δᵀ Q) 곱합니다.",
+    # masks
+    "masked_delta_to_qk": "가린 자리의 Δ 를 dQ, dK 로 보냈습니다. 바꿔 넣은 점수는 상수 fill 이라 "
+                          "Q, K 와 끊겨 있으니, 그 자리의 Δ 는 dQ, dK 에 들어가지 않습니다 "
+                          "(r 과 dV 에는 그 자리의 P 가 그대로 들어갑니다).",
+    "mask_inverted": "마스크의 True/False 를 뒤집었습니다. 여기서 mask 는 SDPA 처럼 볼 수 있는 "
+                     "자리가 True 입니다.",
+    "mask_added": "점수에 fill 을 더했습니다. 이 문제의 마스크는 바꿔 넣기 "
+                  "(np.where(mask, S, fill)) 입니다.",
+    "mask_missing": "순전파에서 마스크를 걸지 않았습니다. 마스크는 softmax 앞에서 점수에 겁니다.",
+    "mask_after_softmax": "softmax 뒤에 P 를 0 으로 만들었습니다. 그러면 행의 합이 1 이 아닙니다. "
+                          "마스크는 softmax 앞에서 점수에 겁니다.",
+    "bias_delta_zeroed": "가린 자리의 Δ 를 0 으로 만들었습니다. 더하는 마스크에서는 점수가 여전히 "
+                         "QKᵀ/√d_k + bias 라 Q, K 와 이어져 있으니 모든 자리의 Δ 가 dQ, dK 로 "
+                         "갑니다.",
+    "bias_missing": "순전파에서 bias 를 점수에 더하지 않았습니다.",
+    "bias_scaled": "bias 를 스케일보다 먼저 더했습니다 (S = (QKᵀ + bias)/√d_k). bias 는 스케일한 "
+                   "점수에 더합니다.",
+    # dropout
+    "dropout_no_rescale": "1/(1 − p_drop) 을 빠뜨렸습니다. P̃ = P ⊙ M/(1 − p_drop) 이므로 dV 와 "
+                          "U 양쪽에 들어갑니다.",
+    "dropout_no_rescale_U": "U 에 1/(1 − p_drop) 을 빠뜨렸습니다: U = (G Vᵀ) ⊙ M/(1 − p_drop).",
+    "dropout_not_in_U": "U 에 드롭아웃 마스크를 걸지 않았습니다. 드롭아웃은 softmax 뒤에 걸리므로 "
+                        "역전파에서는 U 로 들어갑니다.",
+    "dropout_on_delta": "드롭아웃 마스크를 Δ 에 걸었습니다. 마스크는 U 에 걸고 r 과 Δ 는 그 U 로 "
+                        "구합니다. 떨어뜨린 자리의 Δ 는 −P r 이라 0 이 아닙니다.",
+    "dropout_not_in_dV": "dV 에 드롭아웃을 빠뜨렸습니다: dV = P̃ᵀ G.",
+    "dropout_r_tilde": "r 을 P̃ 로 구했습니다. softmax 의 VJP 는 softmax 의 출력 P 로 합니다: "
+                       "r_i = Σ_j P_ij U_ij.",
+    # entropy
+    "zero_log_zero": "P = 0 인 자리에서 0 · log 0 이 NaN 이 되었습니다. 그 자리의 항은 0 으로 "
+                     "두세요 (np.where 로, 또는 P > 0 인 자리만 더해서).",
+    "not_normalized": "log m 으로 나누지 않았습니다.",
+    "log_n": "키의 수 m 이 아니라 질의의 수 n 으로 나눴습니다. 키 m 개의 균등분포가 엔트로피 "
+             "log m 을 가집니다.",
+    # LayerNorm
+    "ln_no_mean": "mean(G) 를 빼지 않았습니다: ∂L/∂x = (G − mean(G) − y · mean(G ⊙ y)) / σ.",
+    "ln_no_y": "y · mean(G ⊙ y) 항을 빠뜨렸습니다 (σ 가 x 에 의존해서 생기는 몫입니다).",
+    "ln_no_sigma": "1/σ 를 곱하지 않았습니다.",
+    "ln_unbiased": "σ 를 d − 1 로 나눠 (표본 표준편차로) 구했습니다. LayerNorm 은 d 로 나눕니다 "
+                   "(np.std 의 기본값입니다. torch.std 는 기본이 d − 1 입니다).",
+    # LSE
+    "lse_axis": "lse 를 열 방향으로 뺐습니다. lse 는 행마다 하나이니 S − lse[..., None] 입니다.",
+    "lse_missing": "P 를 e^S 로 두었습니다. 되살린 P 는 e^(S − lse) 입니다.",
+    "lse_unscaled": "P 를 되살릴 때 점수에 스케일을 빠뜨렸습니다: S = QKᵀ/√d_k.",
+    # the online softmax
+    "online_no_rescale_l": "최댓값이 바뀔 때 l 에 재조정 배수 e^(m_old − m_new) 를 곱하지 "
+                           "않았습니다.",
+    "online_no_rescale_acc": "최댓값이 바뀔 때 가중합 acc 에 재조정 배수 e^(m_old − m_new) 를 "
+                             "곱하지 않았습니다.",
+    "online_no_max": "최댓값을 빼지 않아 e^S 가 넘쳤습니다. 지금까지 본 최댓값 m 을 기준점으로 "
+                     "쓰세요.",
+    "online_lse": "lse 에 m 을 더하지 않았습니다: lse = m + log l.",
+    "online_no_normalize": "마지막에 acc 를 l 로 나누지 않았습니다: O = acc / l.",
+    "causal_missing": "인과 마스크를 걸지 않았습니다. 질의 i 는 키 j ≤ i 만 봅니다.",
+    "causal_lower_right": "인과 마스크를 오른쪽 아래에 맞췄습니다 (j ≤ i + m − n, flash-attention "
+                          "식). 여기서는 SDPA 의 is_causal 처럼 왼쪽 위 (j ≤ i) 입니다.",
+    "causal_strict": "대각선까지 가렸습니다. 질의 i 는 자기 자리 j = i 를 봅니다 (j ≤ i).",
+    # the blockwise backward
+    "block_r": "r 을 블록 안에서만 더했습니다. r_i 는 행 전체의 합이라 블록 하나로는 구할 수 "
+               "없습니다. 루프 전에 r = rowsum(G ⊙ O) 로 구해 두세요.",
+    "block_overwrite": "블록의 몫을 더하지 않고 덮어썼습니다 (dQ[I] = … 대신 dQ[I] += …).",
+    "block_softmax": "블록 안에서 softmax 를 다시 했습니다. 블록의 P 는 행 전체의 lse 로 "
+                     "되살립니다: P_IJ = e^(S_IJ − lse_I).",
+    "block_skip_partial": "일부만 가린 블록까지 건너뛰었습니다. 건너뛰어도 되는 것은 블록의 가장 "
+                          "작은 키 번호 j0 가 가장 큰 질의 번호 i1 − 1 보다 클 때뿐입니다.",
+}
