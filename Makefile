@@ -14,9 +14,9 @@ $(STAMP): requirements.txt lib/pyproject.toml
 	$(BIN)/python -m pip install -q --disable-pip-version-check -r requirements.txt
 	touch $(STAMP)
 
-# JavaScript for the offline book (widget manager, require.js, MathJax) from npm.
+# JavaScript and CSS for the offline book (widget manager bundle, KaTeX's CSS and fonts) from npm.
 vendor: _assets/vendor/.stamp
-_assets/vendor/.stamp: package.json package-lock.json scripts/vendor_js.sh
+_assets/vendor/.stamp: package.json package-lock.json scripts/vendor_js.sh $(wildcard scripts/widgets/*)
 	bash scripts/vendor_js.sh
 	touch $@
 

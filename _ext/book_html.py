@@ -1,15 +1,21 @@
 """Sphinx extension: page assets for the book.
 
-MathJax is loaded on every page (chapter titles with math appear in every page's
-navigation, also on pages whose own text has none).
+Each page's <script> list is kept free of duplicates.  With Jupyter Book 1, sphinx-thebe
+registers its inline configuration (``const THEBE_JS_URL = ...``) once per read phase,
+so it can land on a page twice and the second copy throws "Identifier 'THEBE_JS_URL' has
+already been declared".  Any script listed twice is dropped here after the first copy (a
+widget manager loaded twice would also render every widget view twice).
 
-Each page's <script> list is kept free of duplicates.
+A page that loads the widget manager (MyST-NB adds ``nb_ipywidgets_js`` to pages with
+widget state) also links its stylesheet, ``book_widgets_css``, so the explorers are
+styled with the rest of the page.
 
-With Jupyter Book 1, sphinx-thebe registers its inline configuration
-(``const THEBE_JS_URL = ...``) once per read phase, so it can land on a page twice and
-the second copy throws "Identifier 'THEBE_JS_URL' has already been declared".  Any
-script listed twice is dropped here after the first copy (a widget manager loaded twice
-would also render every widget view twice).
+The extensions' scripts (Sphinx's doctools, copybutton, togglebutton, sphinx-design, …)
+run deferred: each of them waits for the DOM anyway, and as blocking scripts in <head>
+they held up the parsing of the page (and with it the first explorer) until every
+stylesheet had arrived.  Deferred scripts keep their order.  Two exceptions:
+documentation_options.js, which inline scripts of every page extend as they are parsed,
+and the search page, whose own search scripts expect doctools.js to have run.
 """
 
 from __future__ import annotations
@@ -30,8 +36,35 @@ def _dedupe_scripts(app, pagename, templatename, context, doctree):
     scripts[:] = kept
 
 
+_BLOCKING = ("_static/documentation_options.js",)
+
+
+def _defer_scripts(app, pagename, templatename, context, doctree):
+    scripts = context.get("script_files")
+    if not scripts or pagename == "search":
+        return
+    for i, js in enumerate(scripts):
+        attrs = getattr(js, "attributes", None)
+        name = str(getattr(js, "filename", "") or "")
+        if attrs is None or not name or name in _BLOCKING or {"async", "defer"} & attrs.keys():
+            continue
+        # A new object: the builder shares these between pages (the search page included).
+        scripts[i] = type(js)(js.filename, priority=js.priority, **attrs, defer="defer")
+
+
+def _widget_css(app, pagename, templatename, context, doctree):
+    css = app.config.book_widgets_css
+    widget_js = set(app.config.nb_ipywidgets_js or ())
+    names = {str(getattr(js, "filename", js) or "") for js in context.get("script_files") or []}
+    if css and {n.removeprefix("_static/") for n in names} & widget_js:
+        app.add_css_file(css)  # during html-page-context: this page only
+
+
 def setup(app):
-    app.set_html_assets_policy("always")
+    app.add_config_value("book_widgets_css", "", "html", types=[str])
     # Early: html-page-context stops at the first handler that returns a template name.
     app.connect("html-page-context", _dedupe_scripts, priority=100)
+    # After MyST-NB and the themes (priority 500, 501) have added their scripts.
+    app.connect("html-page-context", _widget_css, priority=600)
+    app.connect("html-page-context", _defer_scripts, priority=600)
     return {"version": "0.1", "parallel_read_safe": True, "parallel_write_safe": True}

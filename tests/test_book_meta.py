@@ -1,7 +1,9 @@
 """The book's configuration and the committed notebooks agree with each other.
 
 - ``_config.yml``: Korean, strict execution, the repository URL (written once), launch
-  buttons, MathJax and the widget manager served from the book's own folder.
+  buttons, math typeset at build time (KaTeX) and the widget manager served from the
+  book's own folder.
+- ``_templates/``: the theme's asset macros, less fontawesome.js, still match the theme.
 - ``_toc.yml``: every file it names exists and every chapter notebook is in it.
 - Each notebook: the first cell installs attnlib from the URL in ``_config.yml``
   (``make notebooks`` writes it), hidden with ``remove-cell``; outputs are stored,
@@ -11,6 +13,7 @@
 from __future__ import annotations
 
 import importlib.util
+import re
 import sys
 from pathlib import Path
 
@@ -60,10 +63,12 @@ def test_config_is_korean_strict_and_offline():
     assert CONFIG["execute"]["stderr_output"] in ("warn", "error", "severe")
     sphinx = CONFIG["sphinx"]["config"]
     assert sphinx["nb_execution_show_tb"] is True  # cell errors: warnings, fatal under -W
-    assert "://" not in sphinx["mathjax_path"]
+    assert sphinx["html_math_renderer"] == "katex"  # typeset at build time: no math script
+    assert "mathjax_path" not in sphinx
+    assert "://" not in sphinx["katex_css"]
     scripts = list(sphinx["nb_ipywidgets_js"])
     assert all("://" not in s for s in scripts), scripts
-    assert [Path(s).name for s in scripts] == ["require.js", "widgets-config.js", "embed-amd.js"]
+    assert [Path(s).name for s in scripts] == ["widgets.js"]
     assert sphinx["html_context"]["default_mode"] in ("light", "dark", "auto")
     assert CONFIG["launch_buttons"]["thebe"] is False
 
@@ -73,12 +78,34 @@ def test_vendored_files_exist_where_the_config_points():
     if not (static / "vendor").is_dir():
         pytest.skip("JavaScript not vendored yet (make vendor)")
     sphinx = CONFIG["sphinx"]["config"]
-    for rel in [sphinx["mathjax_path"], *sphinx["nb_ipywidgets_js"]]:
+    for rel in [sphinx["katex_css"], *sphinx["nb_ipywidgets_js"]]:
         assert (static / rel).is_file(), rel
-    fonts = list((static / "vendor" / "html-manager").glob("*.woff2"))
-    assert fonts, "the widget manager's fonts must sit next to embed-amd.js"
+    css = static / sphinx["katex_css"]
+    fonts = re.findall(r"url\(([^)]+)\)", css.read_text(encoding="utf-8"))
+    assert fonts and all(f.endswith(".woff2") for f in fonts), fonts[:3]
+    missing = [f for f in fonts if not (css.parent / f).is_file()]
+    assert not missing, f"KaTeX fonts missing next to its stylesheet: {missing}"
     # A root _static/ folder would make Jupyter Book add every .js in it to every page.
     assert not (ROOT / "_static" / "vendor").exists()
+
+
+def test_asset_macros_are_the_themes_without_fontawesome_js():
+    """_templates/static/webpack-macros.html drops one line of pydata-sphinx-theme's file;
+    after a theme update the rest must still be the theme's."""
+    import pydata_sphinx_theme
+
+    theme = Path(pydata_sphinx_theme.__file__).parent / "theme" / "pydata_sphinx_theme"
+    theirs = (theme / "static" / "webpack-macros.html").read_text(encoding="utf-8")
+    ours = (ROOT / "_templates" / "static" / "webpack-macros.html").read_text(encoding="utf-8")
+
+    def macros(text):
+        body = text[text.index("{% macro"):]
+        return [line for line in body.splitlines()
+                if "fontawesome.js" not in line and "add custom icons" not in line]
+
+    assert "fontawesome.js" in theirs
+    assert "scripts/fontawesome.js" not in ours
+    assert macros(ours) == macros(theirs)
 
 
 def test_repository_url_written_once_with_launch_buttons():
@@ -150,3 +177,45 @@ def test_strip_joins_stream_chunks_and_drops_widget_views():
     assert outs[0]["text"] == "1\n2\n"
     assert outs[2]["data"] == {"text/plain": "[탐색기]"}
     assert "widgets" not in nb.metadata
+
+
+@pytest.fixture(scope="module")
+def katex_build(tmp_path_factory):
+    """A two-formula Sphinx project built with _ext/katex_math.py: one good, one broken."""
+    if not (ROOT / "node_modules" / "katex").is_dir():
+        pytest.skip("katex not installed (make vendor)")
+    import io
+
+    from sphinx.application import Sphinx
+
+    src = tmp_path_factory.mktemp("katex")
+    (src / "conf.py").write_text(
+        f"import sys; sys.path.insert(0, {str(ROOT / '_ext')!r})\n"
+        "extensions = ['katex_math']\nhtml_math_renderer = 'katex'\n"
+        "katex_macros = {'\\\\*': '*'}\n",
+        encoding="utf-8",
+    )
+    (src / "index.rst").write_text(
+        "Title\n=====\n\n:math:`\\alpha^\\* = \\tfrac{1}{2}\\lVert x \\rVert` and"
+        " :math:`\\notamacro{x}`.\n\n.. math::\n\n   \\text{한글} \\odot \\mathsf{T}\n",
+        encoding="utf-8",
+    )
+    warnings = io.StringIO()
+    app = Sphinx(src, src, src / "_build", src / "_build" / ".doctrees", "html",
+                 status=None, warning=warnings, freshenv=True)
+    app.build()
+    return (src / "_build" / "index.html").read_text(encoding="utf-8"), warnings.getvalue()
+
+
+def test_katex_typesets_formulas_at_build_time(katex_build):
+    html, _ = katex_build
+    assert html.count('class="katex"') == 2, "the good inline and display formulas"
+    assert "katex-display" in html
+    assert "mathjax" not in html.lower()
+
+
+def test_a_formula_katex_rejects_is_a_build_warning(katex_build):
+    html, warnings = katex_build
+    assert "KaTeX cannot typeset" in warnings and "notamacro" in warnings, warnings
+    assert "index.rst" in warnings  # with the formula's source location
+    assert 'class="katex-error"' in html
