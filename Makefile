@@ -20,12 +20,13 @@ _assets/vendor/.stamp: package.json package-lock.json scripts/vendor_js.sh $(wil
 	bash scripts/vendor_js.sh
 	touch $@
 
-# The book: every notebook executed, frozen sliders precomputed, warnings are errors.
+# The book: every notebook executed, frozen sliders precomputed, warnings are errors; then
+# each page's weight on a first visit (scripts/page_sizes.py), which fails over budget.
 book: venv vendor
 	rm -rf _build/html _build/.doctrees _build/jupyter_execute _build/claims
 	ATTNLIB_WIDGETS=frozen ATTNLIB_CLAIMS_DIR=$(CURDIR)/_build/claims \
 	    $(BIN)/jupyter-book build . -W -n --keep-going
-	@$(BIN)/python scripts/page_sizes.py _build/html
+	@$(BIN)/python scripts/page_sizes.py _build/html --json _build/page_sizes.json
 
 # Serve the built book (build it first with `make book`); PORT=8000 by default.
 PORT ?= 8000
