@@ -65,8 +65,12 @@ notebooks: venv
 bench: venv
 	$(BIN)/python benchmarks/run.py
 
+# Python style; the GitHub workflows against their schema and zizmor's security audit
+# (both offline; a finding above low severity fails).
 lint: venv
-	$(BIN)/ruff check lib tests
+	$(BIN)/ruff check lib tests _ext scripts
+	$(BIN)/check-jsonschema --builtin-schema vendor.github-workflows .github/workflows/*.yml
+	$(BIN)/zizmor --offline --min-severity medium .github/workflows
 
 clean:
 	rm -rf _build _assets/vendor node_modules
