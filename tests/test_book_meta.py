@@ -13,6 +13,7 @@
 from __future__ import annotations
 
 import importlib.util
+import random
 import re
 import sys
 from pathlib import Path
@@ -219,3 +220,46 @@ def test_a_formula_katex_rejects_is_a_build_warning(katex_build):
     assert "KaTeX cannot typeset" in warnings and "notamacro" in warnings, warnings
     assert "index.rst" in warnings  # with the formula's source location
     assert 'class="katex-error"' in html
+
+
+def _page_sizes():
+    spec = importlib.util.spec_from_file_location("page_sizes", ROOT / "scripts" / "page_sizes.py")
+    module = importlib.util.module_from_spec(spec)
+    sys.modules.setdefault("page_sizes", module)
+    spec.loader.exec_module(module)
+    return module
+
+
+def test_page_sizes_counts_the_fonts_a_page_uses_and_fails_over_budget(tmp_path, capsys):
+    """scripts/page_sizes.py (`make book`'s table): a font face counts when a rule the
+    page's classes select names it; a page over its budget fails the build."""
+    sizes = _page_sizes()
+    (tmp_path / "f").mkdir()
+    for name in ("icons-900", "icons-400", "math-regular", "math-bold", "unused"):
+        (tmp_path / "f" / f"{name}.woff2").write_bytes(bytes(range(256)) * 40)
+    (tmp_path / "site.css").write_text(
+        '@font-face{font-family:Icons;font-weight:900;src:url(f/icons-900.woff2) format("woff2")}'
+        '@font-face{font-family:Icons;font-weight:400;src:url(f/icons-400.woff2)}'
+        "@font-face{font-family:Math;src:url(f/math-regular.woff2)}"
+        "@font-face{font-family:Math;font-weight:bold;src:url(f/math-bold.woff2)}"
+        "@font-face{font-family:Unused;src:url(f/unused.woff2)}"
+        ".icon-solid{font-weight:900}.icon-solid,.icon-regular{font-family:Icons}"
+        "@media (min-width:10px){.math{font:normal 1.2em Math,serif}}"
+        ".math .bold{font-weight:700}.nowhere{font-family:Unused}",
+        encoding="utf-8",
+    )
+    (tmp_path / "page.html").write_text(
+        '<link rel="stylesheet" href="site.css"><i class="icon-solid"></i>'
+        '<span class="math">x</span><a href="f/unused.woff2">not loaded</a>',
+        encoding="utf-8",
+    )
+    loads, widgets = sizes.page_loads(tmp_path, tmp_path / "page.html")
+    names = sorted(p.name for p in loads)
+    assert names == ["icons-900.woff2", "math-regular.woff2", "page.html", "site.css"]
+    assert not widgets
+
+    big = tmp_path / "big.html"
+    noise = random.Random(0).randbytes(1_600_000)  # gzip cannot shrink it below 1.5 MB
+    big.write_bytes(b'<script type="application/vnd.jupyter.widget-state+json"></script>' + noise)
+    assert sizes.main([str(tmp_path)]) == 1
+    assert "big.html" in capsys.readouterr().err
