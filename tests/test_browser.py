@@ -46,6 +46,7 @@ CHROMIUM_ARGS = [
 ON_CI = os.environ.get("CI", "").lower() in ("1", "true", "yes")
 SEARCH_WORD = "분산"  # a word of chapter 1; any Korean word of the book would do
 FIRST_SLIDER_S = 1.5  # navigation start to a slider whose move changes the picture
+FIRST_SLIDER_TRIES = 3  # cold visits at most for a page over the limit; the fastest counts
 
 
 def _page_sizes():
@@ -190,7 +191,9 @@ def report(request):
         for rel, (raw, sent_html, sent) in sorted(r.bytes.items()):
             lines.append(f"{rel:<42} {raw / 1e6:7.3f} {sent_html / 1e6:7.3f} {sent / 1e6:9.3f}")
     if r.first_slider:
-        lines.append("time to first working slider (s from navigation start, cold cache)")
+        load = " ".join(f"{x:.1f}" for x in os.getloadavg()) if hasattr(os, "getloadavg") else "?"
+        lines.append("time to first working slider (s from navigation start, cold cache;"
+                     f" load average now {load} on {os.cpu_count()} CPUs)")
         lines.append(f"{'page':<42} {'drawn':>7} {'works':>7}")
         for rel, (drawn, works, tries) in sorted(r.first_slider.items()):
             retried = f"  (tries: {', '.join(f'{t:.3f}' for t in tries)})" if len(tries) > 1 else ""
@@ -471,11 +474,12 @@ def _first_slider(visit, rel: str) -> tuple[float, float]:
 @pytest.mark.parametrize("rel", _slider_pages())
 def test_first_slider_works_fast(visit, rel, report):
     """From navigation start to a first slider whose key press changes the picture: under
-    FIRST_SLIDER_S on a cold cache.  A page over the limit gets a second cold visit, and
-    the faster counts (both are printed): one burst of load from another process on a
-    shared machine should not fail the book, a slow page fails twice."""
+    FIRST_SLIDER_S on a cold cache.  A page over the limit gets up to FIRST_SLIDER_TRIES
+    cold visits in all and the fastest counts (every try is printed, with the machine's
+    load): bursts of load from other processes on a shared machine should not fail the
+    book; a slow page fails every time."""
     tries = [_first_slider(visit, rel)]
-    if tries[0][1] >= FIRST_SLIDER_S:
+    while tries[-1][1] >= FIRST_SLIDER_S and len(tries) < FIRST_SLIDER_TRIES:
         tries.append(_first_slider(visit, rel))
     rendered, changed = min(tries, key=lambda t: t[1])
     report.first_slider[rel] = (rendered, changed, [t[1] for t in tries])
