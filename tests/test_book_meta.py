@@ -28,12 +28,11 @@ TOC = yaml.safe_load((ROOT / "_toc.yml").read_text(encoding="utf-8"))
 WIDGET_VIEW = "application/vnd.jupyter.widget-view+json"
 
 
-def _execute_notebooks_module():
-    spec = importlib.util.spec_from_file_location(
-        "execute_notebooks", ROOT / "scripts" / "execute_notebooks.py"
-    )
+def load_script(name: str):
+    """scripts/<name>.py as a module (scripts/ is not a package); test_browser uses it too."""
+    spec = importlib.util.spec_from_file_location(name, ROOT / "scripts" / f"{name}.py")
     module = importlib.util.module_from_spec(spec)
-    sys.modules.setdefault("execute_notebooks", module)
+    sys.modules.setdefault(name, module)
     spec.loader.exec_module(module)
     return module
 
@@ -131,7 +130,7 @@ def test_toc_names_existing_files_and_every_chapter():
 def test_notebook_install_cell_matches_config(path):
     nb = nbformat.read(path, as_version=4)
     first = nb.cells[0]
-    expected = _execute_notebooks_module().install_source(CONFIG["repository"]["url"])
+    expected = load_script("execute_notebooks").install_source(CONFIG["repository"]["url"])
     assert first.cell_type == "code"
     assert first.source == expected, "install cell out of date: run `make notebooks`"
     assert f"git+{CONFIG['repository']['url']}#subdirectory=lib" in first.source
@@ -158,7 +157,7 @@ def test_notebook_outputs_stored_without_widget_state(path):
 def test_strip_joins_stream_chunks_and_drops_widget_views():
     import nbformat
 
-    strip = _execute_notebooks_module().strip
+    strip = load_script("execute_notebooks").strip
     cell = nbformat.v4.new_code_cell("print(1); print(2)")
     cell.outputs = [
         nbformat.v4.new_output("stream", name="stdout", text="1\n"),
@@ -222,18 +221,10 @@ def test_a_formula_katex_rejects_is_a_build_warning(katex_build):
     assert 'class="katex-error"' in html
 
 
-def _page_sizes():
-    spec = importlib.util.spec_from_file_location("page_sizes", ROOT / "scripts" / "page_sizes.py")
-    module = importlib.util.module_from_spec(spec)
-    sys.modules.setdefault("page_sizes", module)
-    spec.loader.exec_module(module)
-    return module
-
-
 def test_page_sizes_counts_the_fonts_a_page_uses_and_fails_over_budget(tmp_path, capsys):
     """scripts/page_sizes.py (`make book`'s table): a font face counts when a rule the
     page's classes select names it; a page over its budget fails the build."""
-    sizes = _page_sizes()
+    sizes = load_script("page_sizes")
     (tmp_path / "f").mkdir()
     for name in ("icons-900", "icons-400", "math-regular", "math-bold", "unused"):
         (tmp_path / "f" / f"{name}.woff2").write_bytes(bytes(range(256)) * 40)

@@ -15,18 +15,17 @@ from __future__ import annotations
 
 import functools
 import http.server
-import importlib.util
 import json
 import os
 import re
 import shutil
-import sys
 import threading
 from pathlib import Path
 from types import SimpleNamespace
 from urllib.parse import unquote, urlparse
 
 import pytest
+from test_book_meta import load_script
 
 pytestmark = pytest.mark.browser
 
@@ -49,16 +48,7 @@ FIRST_SLIDER_S = 1.5  # navigation start to a slider whose move changes the pict
 FIRST_SLIDER_TRIES = 3  # cold visits at most for a page over the limit; the fastest counts
 
 
-def _page_sizes():
-    """scripts/page_sizes.py (`make book`'s table): budgets and each page's files."""
-    spec = importlib.util.spec_from_file_location("page_sizes", ROOT / "scripts" / "page_sizes.py")
-    module = importlib.util.module_from_spec(spec)
-    sys.modules.setdefault("page_sizes", module)
-    spec.loader.exec_module(module)
-    return module
-
-
-SIZES = _page_sizes()
+SIZES = load_script("page_sizes")  # `make book`'s table: budgets and each page's files
 
 
 def _missing(reason: str):
