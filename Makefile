@@ -14,18 +14,19 @@ $(STAMP): requirements.txt lib/pyproject.toml
 	$(BIN)/python -m pip install -q --disable-pip-version-check -r requirements.txt
 	touch $(STAMP)
 
-# JavaScript for the offline book (widget manager, require.js, MathJax) from npm.
+# JavaScript and CSS for the offline book (widget manager bundle, KaTeX's CSS and fonts) from npm.
 vendor: _assets/vendor/.stamp
-_assets/vendor/.stamp: package.json package-lock.json scripts/vendor_js.sh
+_assets/vendor/.stamp: package.json package-lock.json scripts/vendor_js.sh $(wildcard scripts/widgets/*)
 	bash scripts/vendor_js.sh
 	touch $@
 
-# The book: every notebook executed, frozen sliders precomputed, warnings are errors.
+# The book: every notebook executed, frozen sliders precomputed, warnings are errors; then
+# each page's weight on a first visit (scripts/page_sizes.py), which fails over budget.
 book: venv vendor
 	rm -rf _build/html _build/.doctrees _build/jupyter_execute _build/claims
 	ATTNLIB_WIDGETS=frozen ATTNLIB_CLAIMS_DIR=$(CURDIR)/_build/claims \
 	    $(BIN)/jupyter-book build . -W -n --keep-going
-	@$(BIN)/python scripts/page_sizes.py _build/html
+	@$(BIN)/python scripts/page_sizes.py _build/html --json _build/page_sizes.json
 
 # Serve the built book (build it first with `make book`); PORT=8000 by default.
 PORT ?= 8000
@@ -80,9 +81,13 @@ notebooks: venv
 bench: venv
 	$(BIN)/python benchmarks/run.py
 
+# Python style; the GitHub workflows against their schema and zizmor's security audit
+# (both offline; a finding above low severity fails).
 lint: venv
 	$(BIN)/ruff check lib tests scripts benchmarks _ext
 	$(BIN)/python scripts/generate_backends.py --check
+	$(BIN)/check-jsonschema --builtin-schema vendor.github-workflows .github/workflows/*.yml
+	$(BIN)/zizmor --offline --min-severity medium .github/workflows
 
 clean:
 	rm -rf _build _assets/vendor node_modules

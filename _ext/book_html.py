@@ -1,29 +1,24 @@
 """Sphinx extension: page assets for the book.
 
-MathJax is loaded on every page (chapter titles with math appear in every page's
-navigation, also on pages whose own text has none).
+Each page's <script> list is kept free of duplicates.  With Jupyter Book 1, sphinx-thebe
+registers its inline configuration (``const THEBE_JS_URL = ...``) once per read phase,
+so it can land on a page twice and the second copy throws "Identifier 'THEBE_JS_URL' has
+already been declared".  Any script listed twice is dropped here after the first copy (a
+widget manager loaded twice would also render every widget view twice).
 
-Each page's <script> list is kept free of duplicates.
+A page that loads the widget manager (MyST-NB adds ``nb_ipywidgets_js`` to pages with
+widget state) also links its stylesheet, ``book_widgets_css``, so the explorers are
+styled with the rest of the page.
 
-With Jupyter Book 1, sphinx-thebe registers its inline configuration
-(``const THEBE_JS_URL = ...``) once per read phase, so it can land on a page twice and
-the second copy throws "Identifier 'THEBE_JS_URL' has already been declared".  Any
-script listed twice is dropped here after the first copy (a widget manager loaded twice
-would also render every widget view twice).
-
-The redirect ``index.html`` that sphinx-external-toc writes (a bare ``<meta>`` refresh)
-becomes a small page of its own with the book's icon: without a ``<link rel="icon">`` a
-browser asks for ``/favicon.ico`` while it waits to follow the redirect, and logs a 404
-when the redirect is slow enough (a busy machine).
+The extensions' scripts (Sphinx's doctools, copybutton, togglebutton, sphinx-design, …)
+run deferred: each of them waits for the DOM anyway, and as blocking scripts in <head>
+they held up the parsing of the page (and with it the first explorer) until every
+stylesheet had arrived.  Deferred scripts keep their order.  Two exceptions:
+documentation_options.js, which inline scripts of every page extend as they are parsed,
+and the search page, whose own search scripts expect doctools.js to have run.
 """
 
 from __future__ import annotations
-
-import html
-import re
-from pathlib import Path
-
-_REFRESH = re.compile(r'<meta http-equiv="Refresh" content="0; url=([^"]+)"\s*/?>')
 
 
 def _dedupe_scripts(app, pagename, templatename, context, doctree):
@@ -41,33 +36,35 @@ def _dedupe_scripts(app, pagename, templatename, context, doctree):
     scripts[:] = kept
 
 
-def _redirect_page(app, exception):
-    """Give the root redirect a charset, a title and the book's favicon."""
-    if exception is not None or app.builder.format != "html":
+_BLOCKING = ("_static/documentation_options.js",)
+
+
+def _defer_scripts(app, pagename, templatename, context, doctree):
+    scripts = context.get("script_files")
+    if not scripts or pagename == "search":
         return
-    index = Path(app.outdir) / "index.html"
-    text = index.read_text(encoding="utf-8").strip() if index.is_file() else ""
-    found = _REFRESH.fullmatch(text)
-    if found is None:  # a real index page, or none at all
-        return
-    target = html.escape(found.group(1))
-    icon = Path(app.config.html_favicon or "").name
-    icon_link = f'<link rel="icon" href="_static/{icon}">' if icon else ""
-    title = html.escape(app.config.html_title or app.config.project or "")
-    index.write_text(
-        "<!DOCTYPE html>\n"
-        f'<html lang="{app.config.language or "en"}"><head><meta charset="utf-8">'
-        f"<title>{title}</title>{icon_link}"
-        f'<meta http-equiv="Refresh" content="0; url={target}"></head>'
-        f'<body><a href="{target}">{title}</a></body></html>\n',
-        encoding="utf-8",
-    )
+    for i, js in enumerate(scripts):
+        attrs = getattr(js, "attributes", None)
+        name = str(getattr(js, "filename", "") or "")
+        if attrs is None or not name or name in _BLOCKING or {"async", "defer"} & attrs.keys():
+            continue
+        # A new object: the builder shares these between pages (the search page included).
+        scripts[i] = type(js)(js.filename, priority=js.priority, **attrs, defer="defer")
+
+
+def _widget_css(app, pagename, templatename, context, doctree):
+    css = app.config.book_widgets_css
+    widget_js = set(app.config.nb_ipywidgets_js or ())
+    names = {str(getattr(js, "filename", js) or "") for js in context.get("script_files") or []}
+    if css and {n.removeprefix("_static/") for n in names} & widget_js:
+        app.add_css_file(css)  # during html-page-context: this page only
 
 
 def setup(app):
-    app.set_html_assets_policy("always")
+    app.add_config_value("book_widgets_css", "", "html", types=[str])
     # Early: html-page-context stops at the first handler that returns a template name.
     app.connect("html-page-context", _dedupe_scripts, priority=100)
-    # Late: after sphinx-external-toc has written its redirect (default priority 500).
-    app.connect("build-finished", _redirect_page, priority=900)
+    # After MyST-NB and the themes (priority 500, 501) have added their scripts.
+    app.connect("html-page-context", _widget_css, priority=600)
+    app.connect("html-page-context", _defer_scripts, priority=600)
     return {"version": "0.1", "parallel_read_safe": True, "parallel_write_safe": True}

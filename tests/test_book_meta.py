@@ -1,7 +1,9 @@
 """The book's configuration and the committed notebooks agree with each other.
 
 - ``_config.yml``: Korean, strict execution, the repository URL (written once), launch
-  buttons, MathJax and the widget manager served from the book's own folder.
+  buttons, math typeset at build time (KaTeX) and the widget manager served from the
+  book's own folder.
+- ``_templates/``: the theme's asset macros, less fontawesome.js, still match the theme.
 - ``_toc.yml``: every file it names exists and every chapter notebook is in it.
 - Each notebook: the first cell installs attnlib from the URL in ``_config.yml``
   (``make notebooks`` writes it), hidden with ``remove-cell``; outputs are stored,
@@ -13,6 +15,8 @@
 from __future__ import annotations
 
 import importlib.util
+import random
+import re
 import sys
 from pathlib import Path
 
@@ -26,12 +30,11 @@ TOC = yaml.safe_load((ROOT / "_toc.yml").read_text(encoding="utf-8"))
 WIDGET_VIEW = "application/vnd.jupyter.widget-view+json"
 
 
-def _execute_notebooks_module():
-    spec = importlib.util.spec_from_file_location(
-        "execute_notebooks", ROOT / "scripts" / "execute_notebooks.py"
-    )
+def load_script(name: str):
+    """scripts/<name>.py as a module (scripts/ is not a package); test_browser uses it too."""
+    spec = importlib.util.spec_from_file_location(name, ROOT / "scripts" / f"{name}.py")
     module = importlib.util.module_from_spec(spec)
-    sys.modules.setdefault("execute_notebooks", module)
+    sys.modules.setdefault(name, module)
     spec.loader.exec_module(module)
     return module
 
@@ -62,10 +65,12 @@ def test_config_is_korean_strict_and_offline():
     assert CONFIG["execute"]["stderr_output"] in ("warn", "error", "severe")
     sphinx = CONFIG["sphinx"]["config"]
     assert sphinx["nb_execution_show_tb"] is True  # cell errors: warnings, fatal under -W
-    assert "://" not in sphinx["mathjax_path"]
+    assert sphinx["html_math_renderer"] == "katex"  # typeset at build time: no math script
+    assert "mathjax_path" not in sphinx
+    assert "://" not in sphinx["katex_css"]
     scripts = list(sphinx["nb_ipywidgets_js"])
     assert all("://" not in s for s in scripts), scripts
-    assert [Path(s).name for s in scripts] == ["require.js", "widgets-config.js", "embed-amd.js"]
+    assert [Path(s).name for s in scripts] == ["widgets.js"]
     assert sphinx["html_context"]["default_mode"] in ("light", "dark", "auto")
     assert CONFIG["launch_buttons"]["thebe"] is False
 
@@ -75,12 +80,34 @@ def test_vendored_files_exist_where_the_config_points():
     if not (static / "vendor").is_dir():
         pytest.skip("JavaScript not vendored yet (make vendor)")
     sphinx = CONFIG["sphinx"]["config"]
-    for rel in [sphinx["mathjax_path"], *sphinx["nb_ipywidgets_js"]]:
+    for rel in [sphinx["katex_css"], *sphinx["nb_ipywidgets_js"]]:
         assert (static / rel).is_file(), rel
-    fonts = list((static / "vendor" / "html-manager").glob("*.woff2"))
-    assert fonts, "the widget manager's fonts must sit next to embed-amd.js"
+    css = static / sphinx["katex_css"]
+    fonts = re.findall(r"url\(([^)]+)\)", css.read_text(encoding="utf-8"))
+    assert fonts and all(f.endswith(".woff2") for f in fonts), fonts[:3]
+    missing = [f for f in fonts if not (css.parent / f).is_file()]
+    assert not missing, f"KaTeX fonts missing next to its stylesheet: {missing}"
     # A root _static/ folder would make Jupyter Book add every .js in it to every page.
     assert not (ROOT / "_static" / "vendor").exists()
+
+
+def test_asset_macros_are_the_themes_without_fontawesome_js():
+    """_templates/static/webpack-macros.html drops one line of pydata-sphinx-theme's file;
+    after a theme update the rest must still be the theme's."""
+    import pydata_sphinx_theme
+
+    theme = Path(pydata_sphinx_theme.__file__).parent / "theme" / "pydata_sphinx_theme"
+    theirs = (theme / "static" / "webpack-macros.html").read_text(encoding="utf-8")
+    ours = (ROOT / "_templates" / "static" / "webpack-macros.html").read_text(encoding="utf-8")
+
+    def macros(text):
+        body = text[text.index("{% macro"):]
+        return [line for line in body.splitlines()
+                if "fontawesome.js" not in line and "add custom icons" not in line]
+
+    assert "fontawesome.js" in theirs
+    assert "scripts/fontawesome.js" not in ours
+    assert macros(ours) == macros(theirs)
 
 
 def test_repository_url_written_once_with_launch_buttons():
@@ -105,7 +132,7 @@ def test_toc_names_existing_files_and_every_chapter():
 def test_notebook_install_cell_matches_config(path):
     nb = nbformat.read(path, as_version=4)
     first = nb.cells[0]
-    expected = _execute_notebooks_module().install_source(CONFIG["repository"]["url"])
+    expected = load_script("execute_notebooks").install_source(CONFIG["repository"]["url"])
     assert first.cell_type == "code"
     assert first.source == expected, "install cell out of date: run `make notebooks`"
     assert f"git+{CONFIG['repository']['url']}#subdirectory=lib" in first.source
@@ -183,7 +210,7 @@ def test_tag_claim_cells_recognises_ledger_only_cells(source, strict, loops):
 def test_strip_joins_stream_chunks_and_drops_widget_views():
     import nbformat
 
-    strip = _execute_notebooks_module().strip
+    strip = load_script("execute_notebooks").strip
     cell = nbformat.v4.new_code_cell("print(1); print(2)")
     cell.outputs = [
         nbformat.v4.new_output("stream", name="stdout", text="1\n"),
@@ -274,3 +301,80 @@ def test_built_page_has_the_colab_button(doc):
     expected = (f"{CONFIG['launch_buttons']['colab_url'].rstrip('/')}/github/{url}/blob/"
                 f"{CONFIG['repository']['branch']}/{doc}.ipynb")
     assert f'href="{expected}"' in page.read_text(encoding="utf-8")
+
+
+@pytest.fixture(scope="module")
+def katex_build(tmp_path_factory):
+    """A two-formula Sphinx project built with _ext/katex_math.py: one good, one broken."""
+    if not (ROOT / "node_modules" / "katex").is_dir():
+        pytest.skip("katex not installed (make vendor)")
+    import io
+
+    from sphinx.application import Sphinx
+
+    src = tmp_path_factory.mktemp("katex")
+    (src / "conf.py").write_text(
+        f"import sys; sys.path.insert(0, {str(ROOT / '_ext')!r})\n"
+        "extensions = ['katex_math']\nhtml_math_renderer = 'katex'\n"
+        "katex_macros = {'\\\\*': '*'}\n",
+        encoding="utf-8",
+    )
+    (src / "index.rst").write_text(
+        "Title\n=====\n\n:math:`\\alpha^\\* = \\tfrac{1}{2}\\lVert x \\rVert` and"
+        " :math:`\\notamacro{x}`.\n\n.. math::\n\n   \\text{한글} \\odot \\mathsf{T}\n",
+        encoding="utf-8",
+    )
+    warnings = io.StringIO()
+    app = Sphinx(src, src, src / "_build", src / "_build" / ".doctrees", "html",
+                 status=None, warning=warnings, freshenv=True)
+    app.build()
+    return (src / "_build" / "index.html").read_text(encoding="utf-8"), warnings.getvalue()
+
+
+def test_katex_typesets_formulas_at_build_time(katex_build):
+    html, _ = katex_build
+    assert html.count('class="katex"') == 2, "the good inline and display formulas"
+    assert "katex-display" in html
+    assert "mathjax" not in html.lower()
+
+
+def test_a_formula_katex_rejects_is_a_build_warning(katex_build):
+    html, warnings = katex_build
+    assert "KaTeX cannot typeset" in warnings and "notamacro" in warnings, warnings
+    assert "index.rst" in warnings  # with the formula's source location
+    assert 'class="katex-error"' in html
+
+
+def test_page_sizes_counts_the_fonts_a_page_uses_and_fails_over_budget(tmp_path, capsys):
+    """scripts/page_sizes.py (`make book`'s table): a font face counts when a rule the
+    page's classes select names it; a page over its budget fails the build."""
+    sizes = load_script("page_sizes")
+    (tmp_path / "f").mkdir()
+    for name in ("icons-900", "icons-400", "math-regular", "math-bold", "unused"):
+        (tmp_path / "f" / f"{name}.woff2").write_bytes(bytes(range(256)) * 40)
+    (tmp_path / "site.css").write_text(
+        '@font-face{font-family:Icons;font-weight:900;src:url(f/icons-900.woff2) format("woff2")}'
+        '@font-face{font-family:Icons;font-weight:400;src:url(f/icons-400.woff2)}'
+        "@font-face{font-family:Math;src:url(f/math-regular.woff2)}"
+        "@font-face{font-family:Math;font-weight:bold;src:url(f/math-bold.woff2)}"
+        "@font-face{font-family:Unused;src:url(f/unused.woff2)}"
+        ".icon-solid{font-weight:900}.icon-solid,.icon-regular{font-family:Icons}"
+        "@media (min-width:10px){.math{font:normal 1.2em Math,serif}}"
+        ".math .bold{font-weight:700}.nowhere{font-family:Unused}",
+        encoding="utf-8",
+    )
+    (tmp_path / "page.html").write_text(
+        '<link rel="stylesheet" href="site.css"><i class="icon-solid"></i>'
+        '<span class="math">x</span><a href="f/unused.woff2">not loaded</a>',
+        encoding="utf-8",
+    )
+    loads, widgets = sizes.page_loads(tmp_path, tmp_path / "page.html")
+    names = sorted(p.name for p in loads)
+    assert names == ["icons-900.woff2", "math-regular.woff2", "page.html", "site.css"]
+    assert not widgets
+
+    big = tmp_path / "big.html"
+    noise = random.Random(0).randbytes(1_600_000)  # gzip cannot shrink it below 1.5 MB
+    big.write_bytes(b'<script type="application/vnd.jupyter.widget-state+json"></script>' + noise)
+    assert sizes.main([str(tmp_path)]) == 1
+    assert "big.html" in capsys.readouterr().err

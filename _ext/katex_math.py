@@ -1,0 +1,112 @@
+"""Sphinx extension: every formula typeset at build time with KaTeX; no math JavaScript.
+
+The HTML math renderer ``katex`` (select it with ``html_math_renderer = "katex"``) sends
+each formula to one long-lived ``node _ext/katex_render.js`` (``katex`` from npm, pinned
+by package-lock.json) and writes the HTML it returns; the page needs only KaTeX's
+stylesheet and fonts (``katex_css``, vendored by scripts/vendor_js.sh).
+
+KaTeX runs strict and throws on errors, so an undefined macro or malformed formula is a
+Sphinx warning at the formula's source line (an error under ``-W``), never red text on
+the page.  ``katex_macros`` maps a macro to its expansion, as KaTeX's ``macros`` option.
+"""
+
+from __future__ import annotations
+
+import html
+import json
+import subprocess
+from pathlib import Path
+
+from docutils import nodes
+from sphinx.locale import _
+from sphinx.util import logging
+from sphinx.util.math import get_node_equation_number
+
+logger = logging.getLogger(__name__)
+RENDERER = Path(__file__).with_name("katex_render.js")
+
+
+class KaTeX:
+    """One node process for the whole build; answers are cached per formula."""
+
+    def __init__(self, srcdir: str, macros: dict[str, str]):
+        self.srcdir = srcdir
+        self.macros = dict(macros)
+        self.process: subprocess.Popen | None = None
+        self.cache: dict[tuple[str, bool], dict] = {}
+
+    def render(self, tex: str, display: bool) -> dict:
+        key = (tex, display)
+        if key not in self.cache:
+            if self.process is None:
+                self.process = subprocess.Popen(
+                    ["node", str(RENDERER)], cwd=self.srcdir, text=True, encoding="utf-8",
+                    stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                )
+            request = {"tex": tex, "display": display, "macros": self.macros}
+            self.process.stdin.write(json.dumps(request) + "\n")
+            self.process.stdin.flush()
+            line = self.process.stdout.readline()
+            if not line:
+                raise RuntimeError(f"{RENDERER.name} stopped (is `make vendor` done?)")
+            self.cache[key] = json.loads(line)
+        return self.cache[key]
+
+    def close(self):
+        if self.process is not None:
+            self.process.stdin.close()
+            self.process.wait(timeout=10)
+            self.process = None
+
+
+def _typeset(self, node, tex: str, display: bool) -> str:
+    answer = self.builder.app.katex.render(tex, display)
+    if "html" in answer:
+        return answer["html"]
+    logger.warning("KaTeX cannot typeset %r: %s", tex, answer["error"], location=node,
+                   type="katex", subtype="error")
+    return f'<span class="katex-error">{html.escape(tex)}</span>'
+
+
+def visit_math(self, node):
+    self.body.append(self.starttag(node, "span", "", CLASS="math notranslate nohighlight"))
+    self.body.append(_typeset(self, node, node.astext(), display=False))
+    self.body.append("</span>")
+    raise nodes.SkipNode
+
+
+def visit_displaymath(self, node):
+    self.body.append(self.starttag(node, "div", CLASS="math notranslate nohighlight"))
+    if node["number"]:
+        number = get_node_equation_number(self, node)
+        self.body.append(f'<span class="eqno">({number})')
+        self.add_permalink_ref(node, _("Link to this equation"))
+        self.body.append("</span>")
+    tex = node.astext()
+    if not node["nowrap"]:
+        # Several equations separated by blank lines are aligned, as sphinx.ext.mathjax does.
+        parts = [p for p in tex.split("\n\n") if p.strip()]
+        if len(parts) > 1:
+            tex = r"\begin{aligned}" + r"\\".join(parts) + r"\end{aligned}"
+    self.body.append(_typeset(self, node, tex, display=True))
+    self.body.append("</div>\n")
+    raise nodes.SkipNode
+
+
+def _start(app):
+    app.katex = KaTeX(app.srcdir, app.config.katex_macros)
+    if app.config.katex_css:
+        app.add_css_file(app.config.katex_css)
+
+
+def _stop(app, exception):
+    app.katex.close()
+
+
+def setup(app):
+    app.add_config_value("katex_macros", {}, "html", types=[dict])
+    app.add_config_value("katex_css", "", "html", types=[str])
+    app.add_html_math_renderer("katex", (visit_math, None), (visit_displaymath, None))
+    app.connect("builder-inited", _start)
+    app.connect("build-finished", _stop)
+    return {"version": "0.1", "parallel_read_safe": True, "parallel_write_safe": False}

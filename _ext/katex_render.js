@@ -1,0 +1,28 @@
+// KaTeX for _ext/katex_math.py: one JSON request per line on stdin
+//   {"tex": "...", "display": true|false, "macros": {...}}
+// and one JSON answer per line on stdout: {"html": "..."} or {"error": "..."}.
+// Strict mode: anything KaTeX would only warn about (a character it has no metrics for,
+// LaTeX it accepts but LaTeX would not) comes back as an error too.
+"use strict";
+const readline = require("node:readline");
+const katex = require("katex");
+
+const lines = readline.createInterface({ input: process.stdin, terminal: false });
+lines.on("line", (line) => {
+  let answer;
+  try {
+    const { tex, display, macros } = JSON.parse(line);
+    const html = katex.renderToString(tex, {
+      displayMode: Boolean(display),
+      throwOnError: true,
+      strict: "error",
+      macros: { ...macros },
+      trust: false,
+      output: "htmlAndMathml",
+    });
+    answer = { html };
+  } catch (err) {
+    answer = { error: String(err && err.message ? err.message : err) };
+  }
+  process.stdout.write(JSON.stringify(answer) + "\n");
+});

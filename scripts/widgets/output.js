@@ -1,0 +1,106 @@
+// The Output widget for saved state: draws the outputs it holds (images, text, streams)
+// as plain DOM in JupyterLab's output-area markup (jp-OutputArea-child / -output, with the
+// mime type in data-mime-type), instead of @jupyterlab/outputarea and rendermime, which
+// would bring a sanitizer, a markdown parser and a typesetter the book's frames never use.
+// An output with none of the mime types below shows its text/plain, as a console would.
+import {
+  OutputModel as BaseOutputModel,
+  OutputView as BaseOutputView,
+} from "@jupyter-widgets/output";
+
+const IMAGES = ["image/png", "image/jpeg", "image/gif", "image/svg+xml"];
+const ANSI = /\u001b\[[0-9;]*[A-Za-z]/g;
+
+export class OutputModel extends BaseOutputModel {
+  defaults() {
+    return { ...super.defaults(), msg_id: "", outputs: [] };
+  }
+}
+
+function el(tag, className) {
+  const node = document.createElement(tag);
+  if (className) node.className = className;
+  return node;
+}
+
+function textNode(text, mime) {
+  const node = el("div", "lm-Widget jp-RenderedText jp-OutputArea-output");
+  node.dataset.mimeType = mime;
+  const pre = el("pre");
+  pre.textContent = text.replace(ANSI, "");
+  node.append(pre);
+  return node;
+}
+
+function imageNode(data, mime, meta) {
+  const node = el("div", "lm-Widget jp-RenderedImage jp-OutputArea-output");
+  node.dataset.mimeType = mime;
+  const img = el("img");
+  img.src =
+    mime === "image/svg+xml"
+      ? "data:image/svg+xml;charset=utf-8," + encodeURIComponent(data)
+      : `data:${mime};base64,${data}`;
+  if (meta && meta.width) img.width = meta.width;
+  if (meta && meta.height) img.height = meta.height;
+  img.alt = "";
+  node.append(img);
+  return node;
+}
+
+function join(text) {
+  return Array.isArray(text) ? text.join("") : text || "";
+}
+
+// One output (nbformat 4) as DOM, or null when it has nothing to show.
+function render(out) {
+  if (out.output_type === "stream") {
+    return textNode(join(out.text), `application/vnd.jupyter.${out.name}`);
+  }
+  if (out.output_type === "error") {
+    return textNode((out.traceback || []).join("\n"), "application/vnd.jupyter.stderr");
+  }
+  const data = out.data || {};
+  const image = IMAGES.find((m) => m in data);
+  if (image) return imageNode(join(data[image]), image, (out.metadata || {})[image]);
+  if ("text/plain" in data) return textNode(join(data["text/plain"]), "text/plain");
+  return null;
+}
+
+// Consecutive stream outputs of one stream show as one block, as in JupyterLab.
+function mergeStreams(outputs) {
+  const merged = [];
+  for (const out of outputs) {
+    const last = merged[merged.length - 1];
+    if (out.output_type === "stream" && last && last.output_type === "stream"
+        && last.name === out.name) {
+      merged[merged.length - 1] = { ...last, text: join(last.text) + join(out.text) };
+    } else {
+      merged.push(out);
+    }
+  }
+  return merged;
+}
+
+export class OutputView extends BaseOutputView {
+  render() {
+    super.render();
+    this.el.classList.add("jupyter-widgets", "widget-output");
+    this.area = el("div", "lm-Widget jp-OutputArea");
+    this.el.append(this.area);
+    this.listenTo(this.model, "change:outputs", this.draw);
+    this.draw();
+    this.update();
+  }
+
+  draw() {
+    const children = [];
+    for (const out of mergeStreams(this.model.get("outputs") || [])) {
+      const node = render(out);
+      if (!node) continue;
+      const child = el("div", "lm-Widget lm-Panel jp-OutputArea-child");
+      child.append(el("div", "lm-Widget jp-OutputPrompt jp-OutputArea-prompt"), node);
+      children.push(child);
+    }
+    this.area.replaceChildren(...children);
+  }
+}
