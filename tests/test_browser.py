@@ -271,10 +271,19 @@ def test_page(visit, rel, report):
         assert errors == 0, f"{rel}: a widget failed to render"
         tracebacks = page.locator(".widget-subarea .jp-RenderedText[data-mime-type*=stderr]")
         assert tracebacks.count() == 0, f"{rel}: an output widget shows an error"
+    wide = page.evaluate(_WIDE_CODE)
+    assert not wide, f"{rel}: code lines wider than the code column (scroll bar): {wide[:3]}"
     SHOTS.mkdir(parents=True, exist_ok=True)
     page.screenshot(path=str(SHOTS / (rel.replace("/", "__")[:-5] + ".png")), full_page=True)
     _assert_clean(v, rel)
     _check_bytes(v, rel, report)
+
+
+# Code cells whose longest line overflows the code column at the page's 1280 px width (the
+# chapters keep to 80 columns, `make lint`; book.css sets the code font so 80 fit).
+_WIDE_CODE = """() => [...document.querySelectorAll('div.cell_input pre')]
+  .filter(pre => pre.scrollWidth > pre.clientWidth + 1)
+  .map(pre => pre.textContent.split('\\n').reduce((a, b) => (b.length > a.length ? b : a), ''))"""
 
 
 def _check_bytes(v: Visit, rel: str, report):
