@@ -11,7 +11,7 @@ running anything, and a reader who follows one lands on the core function that d
 
 The generated part of a module starts at ``BEGIN`` and runs to ``END`` (or to the end of the file);
 everything else in the module (its docstring, imports, the namespace class) is written by hand.
-``tests/test_lib_static.py`` runs ``--check``.
+``tests/lib/test_static.py`` runs ``--check``.
 """
 
 import argparse

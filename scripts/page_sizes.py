@@ -9,7 +9,7 @@ server sends: text files gzip-compressed (level 6), fonts and images as they are
 Which fonts a page uses is estimated from its stylesheets: a face counts when a rule whose
 classes all occur in the page names its family (with that weight and style, or any of the
 family's faces when the rule leaves them open).  That can only over-count; the browser
-tests (tests/test_browser.py) check that every file Chromium fetches is in this list.
+tests (tests/book/test_browser.py) check that every file Chromium fetches is in this list.
 
     python scripts/page_sizes.py _build/html [--json out.json]
 

@@ -23,7 +23,7 @@ blockwise backward, and the online softmax's blocks), Δ = P ⊙ (U − r) in U'
 (``five_lines`` and the blockwise backward), and dQ, dK scaled in place. With them
 ``attention_backward`` peaks at two n×m arrays (P and U): the 131 MiB chapter 15 prints for
 n = 4096 in float32; computed out of place it peaks at four, the forward at three instead of one
-(``tests/test_lib_measure.py``; ``docs/DESIGN.md``).
+(``tests/lib/test_measure.py``; ``docs/DESIGN.md``).
 """
 
 from __future__ import annotations

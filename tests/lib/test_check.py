@@ -25,7 +25,7 @@ from attnlib.check import HINTS
 torch = pytest.importorskip("torch")
 from attnlib import torch as T  # noqa: E402
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 CHAPTERS = sorted((ROOT / "chapters").glob("part*/*.ipynb"))
 
 

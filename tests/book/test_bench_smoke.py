@@ -14,7 +14,7 @@ from conftest import to_np
 
 from attnlib import measure
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[2]
 
 
 def test_peak_and_kept_bytes_see_numpy_allocations():

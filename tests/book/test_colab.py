@@ -41,7 +41,7 @@ import yaml
 
 pytestmark = pytest.mark.colab
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 VERSIONS = ROOT / "tests" / "colab_versions.txt"
 VARIANTS = ("colab", "ipywidgets8")
 INSTALLED_BY_CELL = {"attnlib", "koreanize-matplotlib"}  # what the install cell may add
