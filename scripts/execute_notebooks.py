@@ -41,7 +41,8 @@ def install_source(url: str | None = None) -> str:
     """The first cell of every notebook: install attnlib from git when it is missing."""
     url = url or repository_url()
     return (
-        f"{INSTALL_MARK} 없을 때만 저장소의 lib/ 에서 설치합니다. 있으면 아무것도 하지 않습니다.\n"
+        f"{INSTALL_MARK} 없을 때만 저장소의 lib/ 에서 설치합니다.\n"
+        "# 있으면 아무것도 하지 않습니다.\n"
         "import importlib.util\n"
         "import subprocess\n"
         "import sys\n"
