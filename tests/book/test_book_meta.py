@@ -171,20 +171,10 @@ def test_stored_figures_come_with_their_image(path):
     assert not bare, f"figure stored without its image (cell index, text): {bare}"
 
 
-def _tag_claim_cells_module():
-    spec = importlib.util.spec_from_file_location(
-        "tag_claim_cells", ROOT / "scripts" / "tag_claim_cells.py"
-    )
-    module = importlib.util.module_from_spec(spec)
-    sys.modules.setdefault("tag_claim_cells", module)
-    spec.loader.exec_module(module)
-    return module
-
-
 @pytest.mark.parametrize("path", NOTEBOOKS, ids=lambda p: p.relative_to(ROOT).as_posix())
 def test_ledger_only_cells_hide_their_source(path):
     """Cells that only record claims show their check lines, not their bookkeeping."""
-    missing = _tag_claim_cells_module().untagged(nbformat.read(path, as_version=4))
+    missing = load_script("tag_claim_cells").untagged(nbformat.read(path, as_version=4))
     assert not missing, (f"cells {missing} only call ledger.claim: tag them hide-input "
                          "(python scripts/tag_claim_cells.py)")
 
@@ -202,7 +192,7 @@ def test_ledger_only_cells_hide_their_source(path):
     ],
 )
 def test_tag_claim_cells_recognises_ledger_only_cells(source, strict, loops):
-    tagger = _tag_claim_cells_module()
+    tagger = load_script("tag_claim_cells")
     assert tagger.is_claim_cell(source) is strict
     assert tagger.is_claim_cell(source, loops=True) is loops
 
