@@ -1,5 +1,5 @@
-"""What a reader's editor sees without running anything: the backends are plain, current,
-generated functions that a static analyzer resolves, and the core imports only itself."""
+"""What a reader's editor sees without running anything: every public name of a backend is a
+generated method, current, that a static analyzer resolves, and the core imports only itself."""
 
 import ast
 import subprocess
@@ -14,7 +14,7 @@ CORE = LIB / "attnlib" / "core"
 
 
 def test_backends_are_current():
-    """lib/attnlib/numpy.py and torch.py are what scripts/generate_backends.py writes today."""
+    """functions.py and the tables in numpy.py, torch.py are what generate_backends.py writes."""
     proc = subprocess.run([sys.executable, str(ROOT / "scripts" / "generate_backends.py"),
                            "--check"], capture_output=True, text=True, cwd=ROOT)
     assert proc.returncode == 0, f"run scripts/generate_backends.py: {proc.stdout}{proc.stderr}"
@@ -34,15 +34,20 @@ def _jedi_names(code, line, column):
                                      "fully_masked", "enable_gqa", "dropout_mask", "p_drop", "P"]),
 ])
 def test_a_static_analyzer_resolves_backend_functions(backend, name, params):
-    """jedi (no import, no execution) finds the definition, its signature and its docstring."""
+    """jedi (no import, no execution) finds the definition, its signature and its docstring:
+    "go to" lands on the backend's line binding the name, "infer" on the method it binds."""
     code = f"from attnlib import {backend} as B\nB.{name}\n"
     inferred, goto = _jedi_names(code, 2, 3)
     assert len(inferred) == 1 and len(goto) == 1, (inferred, goto)
     fn = inferred[0]
-    assert fn.type == "function" and fn.full_name == f"attnlib.{backend}.{name}"
-    assert Path(fn.module_path) == LIB / "attnlib" / f"{backend}.py"
-    assert goto[0].line == fn.line
-    (sig,) = fn.get_signatures()
+    assert fn.type == "function" and fn.full_name == f"attnlib.functions.Functions.{name}"
+    assert Path(fn.module_path) == LIB / "attnlib" / "functions.py"
+    binding = goto[0]
+    assert Path(binding.module_path) == LIB / "attnlib" / f"{backend}.py"
+    source = (LIB / "attnlib" / f"{backend}.py").read_text(encoding="utf-8").splitlines()
+    line = source[binding.line - 1]
+    assert line == f"{name} = {backend}_functions.{name}"
+    (sig,) = fn.get_signatures()  # bound: no self
     assert [p.name for p in sig.params] == params
     assert "fill=-math.inf" in sig.to_string()
     doc = {"attention": "P = softmax(scale · Q Kᵀ)", "attention_backward": "by the five lines"}

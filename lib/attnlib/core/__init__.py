@@ -1,8 +1,9 @@
 """The math of the book, written once against an array namespace ``xp``.
 
-Every function here takes ``xp`` as its first argument; ``attnlib.numpy`` and ``attnlib.torch``
-are generated from ``API`` (``scripts/generate_backends.py``): one plain function per entry, with
-the same signature minus ``xp`` and the same docstring, that calls it with the backend's ``ops``.
+Every function here takes ``xp`` as its first argument. ``scripts/generate_backends.py`` writes,
+from ``API``, the class ``attnlib.functions.Functions``: one method per entry, with the same
+signature minus ``xp`` and the same docstring, that calls it with ``self.xp``; ``attnlib.numpy``
+and ``attnlib.torch`` each bind their public names to one instance on their own namespace.
 
 The core imports nothing outside ``attnlib.core`` and no array library but NumPy, which it uses on
 the host side only (seeded draws, shapes, small tables); the array math goes through ``xp``, whose
