@@ -13,17 +13,19 @@ round by round, and a comparison is the ratio of their best times in the same ru
   keeps for the backward); :func:`growth_exponent` fits ``y ∝ x^k``; :func:`inputs`.
 - The measurements the book prints: :func:`row_rule_sweep` (chapter 8, appendix),
   :func:`lse_sweep`, :func:`torch_saved_sweep`, :func:`backend_race` (appendix),
-  :func:`attention_peak_memory` (chapter 19), :func:`softmax_rounding_error` (chapter 19).
+  :func:`attention_peak_memory` (chapter 19), :func:`softmax_rounding_error` (chapter 19),
+  :func:`in_place_sweep` (appendix: the core's in-place arithmetic against
+  :func:`out_of_place_ops`).
 
 In-place arithmetic in the core. The core computes in an array's own buffer (``xp.isub``,
-``xp.imul``, ``xp.idiv``, ``xp.exp_``, ``*=``) only where the peaks these functions measure
-would otherwise grow by whole n×m arrays (by blocks in the blockwise path): scale · Q Kᵀ → e^(S −
-max) → P in S's buffer (``masked_scores``, ``softmax_lse``), exp(S − lse) in S's buffer (LSE and
-blockwise backward, and the online softmax's blocks), Δ = P ⊙ (U − r) in U's buffer
-(``five_lines`` and the blockwise backward), and dQ, dK scaled in place. With them
-``attention_backward`` peaks at two n×m arrays (P and U): the 131 MiB chapter 15 prints for
-n = 4096 in float32; computed out of place it peaks at four, the forward at three instead of one
-(``tests/lib/test_measure.py``; ``docs/DESIGN.md``).
+``xp.imul``, ``xp.idiv``, ``xp.exp_``) only where a peak would otherwise grow by whole n×m arrays
+(by blocks in the blockwise path): scale · Q Kᵀ → e^(S − max) → P in S's buffer
+(``masked_scores``, ``softmax_lse``), exp(S − lse) in S's buffer (LSE and blockwise backward, and
+the online softmax's blocks), Δ = P ⊙ (U − r) in U's buffer (``five_lines`` and the blockwise
+backward). With them ``attention_backward`` peaks at two n×m arrays (P and U) plus the n×d
+gradients; computed out of place it peaks at four, the forward at three instead of one
+(:func:`in_place_sweep`, printed by the appendix 「성능과 메모리」; ``tests/lib/test_measure.py``;
+``docs/DESIGN.md``).
 """
 
 from __future__ import annotations
@@ -40,7 +42,8 @@ import numpy as np
 
 __all__ = ["race", "best", "frame_times", "peak_extra_bytes", "kept_bytes", "saved_bytes",
            "growth_exponent", "inputs", "row_rule_sweep", "lse_sweep", "torch_saved_sweep",
-           "backend_race", "MemoryRun", "attention_peak_memory", "softmax_rounding_error"]
+           "backend_race", "MemoryRun", "attention_peak_memory", "softmax_rounding_error",
+           "out_of_place_ops", "in_place_sweep"]
 
 
 # -------------------------------------------------------------------------------- time ----
@@ -317,6 +320,55 @@ def attention_peak_memory(n_values: Sequence[int], *, d: int = 64, block: int = 
             rows.append((n, whole_bytes, block_bytes, out_bytes))
     return MemoryRun(*(np.array(col) for col in zip(*rows, strict=True)))
 
+
+
+# ------------------------------------------------- what the core's in-place arithmetic saves ----
+
+def out_of_place_ops():
+    """The NumPy namespace with ``exp_``, ``isub``, ``imul``, ``idiv`` computed into new arrays:
+    the core as it would run if every equation were written out of place."""
+    from .numpy import NumpyOps
+
+    class OutOfPlaceOps(NumpyOps):
+        exp_ = staticmethod(np.exp)
+        isub, imul, idiv = map(staticmethod, (np.subtract, np.multiply, np.divide))
+
+    return OutOfPlaceOps()
+
+
+def in_place_sweep(n: int, d: int = 64, *, block: int = 64, dtype="float64",
+                   seed: int = 0) -> list[dict]:
+    """Peak extra bytes of four core paths at n = m, run with the NumPy namespace (which computes
+    in an array's own buffer where the core asks it to) and with :func:`out_of_place_ops`.
+
+    The paths: the forward ``attention``, the backward ``attention_backward`` (P rebuilt),
+    ``attention_backward_lse`` from (O, lse), and ``attention_blockwise_backward`` with
+    ``block`` × ``block`` blocks. Each row has ``in_place``, ``out_of_place``, ``result`` (the
+    bytes of what the path returns) and ``unit`` (one n×m array, or one block).
+    """
+    from . import core
+    from .numpy import ops
+
+    Q, K, V, G = inputs(n, n, d, dtype, seed)
+    O, lse = core.attention_lse.attention_lse(ops, Q, K, V)
+    item = np.dtype(dtype).itemsize
+    b = min(block, n)
+    paths = {
+        "forward": (lambda xp: core.attention.attention(xp, Q, K, V), n * n * item),
+        "backward": (lambda xp: core.attention.attention_backward(xp, G, Q, K, V), n * n * item),
+        "backward_lse": (lambda xp: core.attention_lse.attention_backward_lse(
+            xp, G, Q, K, V, O, lse), n * n * item),
+        "blockwise_backward": (lambda xp: core.blockwise.attention_blockwise_backward(
+            xp, G, Q, K, V, O, lse, block_q=b, block_k=b), b * b * item),
+    }
+    rows = []
+    for name, (path, unit) in paths.items():
+        result, in_place = peak_extra_bytes(path, ops)
+        _, out_of_place = peak_extra_bytes(path, out_of_place_ops())
+        rows.append({"path": name, "n": n, "d": d, "block": b, "unit": unit,
+                     "in_place": in_place, "out_of_place": out_of_place,
+                     "result": sum(_nbytes(x) for x in result)})
+    return rows
 
 # ----------------------------------------------------------- the backends side by side ----
 

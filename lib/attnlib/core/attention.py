@@ -128,17 +128,16 @@ def five_lines(xp, inputs, *, G, P, r=None, S=None, keep_U=False):
     if r is None:
         r = xp.einsum("...ij,...ij->...i", P, U)  # r_i = Σ_j P_ij U_ij: (..., n)
     U_kept = xp.copy(U) if keep_U else None
-    # Δ = P ⊙ (U − r), computed in U's buffer (U −= r, U *= P) unless autograd records U:
-    # one n×m array fewer at the backward's peak (attnlib.measure; chapters 15 and 19)
+    # Δ = P ⊙ (U − r 1ᵀ), written as U −= r, U *= P so that Δ takes U's buffer (unless autograd
+    # records U): the backward's peak holds two n×m arrays, not four (measure.in_place_sweep,
+    # printed in the appendix 「성능과 메모리」; the peaks of chapters 15 and 19)
     delta = xp.imul(xp.isub(U, r[..., None]), P)  # (..., n, m)
     # a score the boolean mask replaced does not depend on Q and K: no gradient reaches them
     delta_QK = delta if inputs.mask is None else xp.where(inputs.mask, delta, 0.0)
     P_tilde = dropped(P, inputs.dropout)  # (..., n, m)
     dV = xp.mT(P_tilde) @ G  # (..., m, n) @ (..., n, d_v) -> (..., m, d_v)
-    dQ = delta_QK @ K  # (..., n, m) @ (..., m, d_k) -> (..., n, d_k)
-    dK = xp.mT(delta_QK) @ Q  # (..., m, n) @ (..., n, d_k) -> (..., m, d_k)
-    dQ *= scale  # dQ = scale · Δ K, in place: one n×d array fewer at chapter 15's peak
-    dK *= scale  # dK = scale · Δᵀ Q
+    dQ = scale * (delta_QK @ K)  # (..., n, m) @ (..., m, d_k) -> (..., n, d_k)
+    dK = scale * (xp.mT(delta_QK) @ Q)  # (..., m, n) @ (..., n, d_k) -> (..., m, d_k)
     dQ, dK, dV = sum_to_inputs(xp, inputs, dQ=dQ, dK=dK, dV=dV)
     return AttentionParts(S=S, P=P, P_tilde=P_tilde, U=U_kept, r=r, delta=delta,
                           dQ=dQ, dK=dK, dV=dV)

@@ -120,7 +120,7 @@ def attention_blockwise_backward(xp, G, Q, K, V, O, lse, *, block_q, block_k, sc
             U_ij = G_i @ xp.mT(V_j)  # (..., bq, d_v) @ (..., d_v, bk) -> (..., bq, bk)
             if M_ij is not None:
                 U_ij = U_ij * M_ij  # dropout enters through U
-            # Δ_ij = P_ij ⊙ (U_ij − r_i), in U_ij's buffer (attnlib.measure; chapter 19)
+            # Δ_ij = P_ij ⊙ (U_ij − r_i), in U_ij's buffer (measure.in_place_sweep; appendix)
             delta = xp.imul(xp.isub(U_ij, r[..., rows, None]), P_ij)  # (..., bq, bk)
             if inputs.mask is not None:  # a replaced score does not depend on Q, K
                 delta = xp.where(block(xp, inputs, inputs.mask, rows, cols), delta, 0.0)
