@@ -126,6 +126,7 @@ def execute(path: Path) -> None:
 
 
 def notebooks(targets: list[str]) -> list[Path]:
+    """The notebooks named, or found under the folders named (checkpoints left out)."""
     found = []
     for t in targets:
         p = Path(t)

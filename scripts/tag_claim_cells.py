@@ -25,6 +25,9 @@ import nbformat
 ROOT = Path(__file__).resolve().parents[1]
 TAG = "hide-input"
 
+sys.path.insert(0, str(ROOT / "scripts"))  # scripts/ is not a package
+from execute_notebooks import notebooks  # noqa: E402  (the same list of notebooks)
+
 
 def _is_claim_call(node: ast.AST) -> bool:
     if not isinstance(node, ast.Call):
@@ -66,14 +69,6 @@ def is_claim_cell(source: str, loops: bool = False) -> bool:
     return bool(tree.body) and any(
         _is_claim_call(getattr(s, "value", None)) or isinstance(s, ast.For) for s in tree.body
     ) and all(_qualifies(s, loops) for s in tree.body)
-
-
-def notebooks(targets: list[str]) -> list[Path]:
-    found = []
-    for t in targets:
-        p = Path(t)
-        found += [p] if p.suffix == ".ipynb" else sorted(p.rglob("*.ipynb"))
-    return [p for p in found if ".ipynb_checkpoints" not in p.parts]
 
 
 def untagged(nb, loops: bool = False) -> list[int]:
