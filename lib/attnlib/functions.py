@@ -70,67 +70,39 @@ class Functions:
         ("lower_right", flash-attention's causal; for n > m its first n − m rows are fully masked)."""
         return core.attention.causal_mask(self.xp, n, m, align=align)
 
-    def scores(self, Q, K, *, scale=None, mask=None, fill=-math.inf, is_causal=False,
-               enable_gqa=False):
+    def scores(self, Q, K, *, scale=None, mask=None, fill=-math.inf, is_causal=False, enable_gqa=False):
         """S = scale · Q Kᵀ, masked scores replaced by ``fill`` (boolean mask) or the mask added."""
-        return core.attention.scores(self.xp, Q, K, scale=scale, mask=mask, fill=fill,
-                                     is_causal=is_causal, enable_gqa=enable_gqa)
+        return core.attention.scores(self.xp, Q, K, scale=scale, mask=mask, fill=fill, is_causal=is_causal, enable_gqa=enable_gqa)
 
-    def attention(self, Q, K, V, *, scale=None, mask=None, fill=-math.inf, is_causal=False,
-                  fully_masked="nan", enable_gqa=False, dropout_mask=None, p_drop=0.0):
+    def attention(self, Q, K, V, *, scale=None, mask=None, fill=-math.inf, is_causal=False, fully_masked="nan", enable_gqa=False, dropout_mask=None, p_drop=0.0):
         """O = P̃ V with P = softmax(scale · Q Kᵀ) row by row; returns (O, P)."""
-        return core.attention.attention(self.xp, Q, K, V, scale=scale, mask=mask, fill=fill,
-                                        is_causal=is_causal, fully_masked=fully_masked,
-                                        enable_gqa=enable_gqa, dropout_mask=dropout_mask,
-                                        p_drop=p_drop)
+        return core.attention.attention(self.xp, Q, K, V, scale=scale, mask=mask, fill=fill, is_causal=is_causal, fully_masked=fully_masked, enable_gqa=enable_gqa, dropout_mask=dropout_mask, p_drop=p_drop)
 
-    def attention_backward(self, G, Q, K, V, *, scale=None, mask=None, fill=-math.inf,
-                           is_causal=False, fully_masked="nan", enable_gqa=False, dropout_mask=None,
-                           p_drop=0.0, P=None):
+    def attention_backward(self, G, Q, K, V, *, scale=None, mask=None, fill=-math.inf, is_causal=False, fully_masked="nan", enable_gqa=False, dropout_mask=None, p_drop=0.0, P=None):
         """(dQ, dK, dV) by the five lines U = G Vᵀ, r, Δ = P ⊙ (U − r), dV = P̃ᵀG, dQ, dK = scale·Δ…
 
         P is recomputed from Q and K unless the forward's P is passed (then it is trusted).
         """
-        return core.attention.attention_backward(self.xp, G, Q, K, V, scale=scale, mask=mask,
-                                                 fill=fill, is_causal=is_causal,
-                                                 fully_masked=fully_masked, enable_gqa=enable_gqa,
-                                                 dropout_mask=dropout_mask, p_drop=p_drop, P=P)
+        return core.attention.attention_backward(self.xp, G, Q, K, V, scale=scale, mask=mask, fill=fill, is_causal=is_causal, fully_masked=fully_masked, enable_gqa=enable_gqa, dropout_mask=dropout_mask, p_drop=p_drop, P=P)
 
-    def attention_backward_parts(self, G, Q, K, V, *, scale=None, mask=None, fill=-math.inf,
-                                 is_causal=False, fully_masked="nan", enable_gqa=False,
-                                 dropout_mask=None, p_drop=0.0):
+    def attention_backward_parts(self, G, Q, K, V, *, scale=None, mask=None, fill=-math.inf, is_causal=False, fully_masked="nan", enable_gqa=False, dropout_mask=None, p_drop=0.0):
         """The backward with its intermediates: (S, P, P_tilde, U, r, delta, dQ, dK, dV)."""
-        return core.attention.attention_backward_parts(self.xp, G, Q, K, V, scale=scale, mask=mask,
-                                                       fill=fill, is_causal=is_causal,
-                                                       fully_masked=fully_masked,
-                                                       enable_gqa=enable_gqa,
-                                                       dropout_mask=dropout_mask, p_drop=p_drop)
+        return core.attention.attention_backward_parts(self.xp, G, Q, K, V, scale=scale, mask=mask, fill=fill, is_causal=is_causal, fully_masked=fully_masked, enable_gqa=enable_gqa, dropout_mask=dropout_mask, p_drop=p_drop)
 
-    def attention_lse(self, Q, K, V, *, scale=None, mask=None, fill=-math.inf, is_causal=False,
-                      fully_masked="nan", enable_gqa=False, dropout_mask=None, p_drop=0.0):
+    def attention_lse(self, Q, K, V, *, scale=None, mask=None, fill=-math.inf, is_causal=False, fully_masked="nan", enable_gqa=False, dropout_mask=None, p_drop=0.0):
         """O = P̃ V as in ``attention``, returning (O, lse) with lse = max S + log Σ exp(S − max S)."""
-        return core.attention_lse.attention_lse(self.xp, Q, K, V, scale=scale, mask=mask, fill=fill,
-                                                is_causal=is_causal, fully_masked=fully_masked,
-                                                enable_gqa=enable_gqa, dropout_mask=dropout_mask,
-                                                p_drop=p_drop)
+        return core.attention_lse.attention_lse(self.xp, Q, K, V, scale=scale, mask=mask, fill=fill, is_causal=is_causal, fully_masked=fully_masked, enable_gqa=enable_gqa, dropout_mask=dropout_mask, p_drop=p_drop)
 
-    def attention_backward_lse(self, G, Q, K, V, O, lse, *, scale=None, mask=None, fill=-math.inf,
-                               is_causal=False, fully_masked="nan", enable_gqa=False,
-                               dropout_mask=None, p_drop=0.0):
+    def attention_backward_lse(self, G, Q, K, V, O, lse, *, scale=None, mask=None, fill=-math.inf, is_causal=False, fully_masked="nan", enable_gqa=False, dropout_mask=None, p_drop=0.0):
         """(dQ, dK, dV) from the saved (O, lse): P = exp(S − lse), r = rowsum(G ⊙ O), then the rule."""
-        return core.attention_lse.attention_backward_lse(self.xp, G, Q, K, V, O, lse, scale=scale,
-                                                         mask=mask, fill=fill, is_causal=is_causal,
-                                                         fully_masked=fully_masked,
-                                                         enable_gqa=enable_gqa,
-                                                         dropout_mask=dropout_mask, p_drop=p_drop)
+        return core.attention_lse.attention_backward_lse(self.xp, G, Q, K, V, O, lse, scale=scale, mask=mask, fill=fill, is_causal=is_causal, fully_masked=fully_masked, enable_gqa=enable_gqa, dropout_mask=dropout_mask, p_drop=p_drop)
 
     def attention_backward_folded(self, G, Q, K, V, *, scale=None, double_scale=False):
         """(dQ, dK, dV) with S = Q' Kᵀ, Q' = scale·Q; ``double_scale`` adds the bug dK ← scale·dK.
 
         Correct: dQ = scale · Δ K (the chain rule through Q'), dK = Δᵀ Q' (the scale is already in Q').
         """
-        return core.double_scale.attention_backward_folded(self.xp, G, Q, K, V, scale=scale,
-                                                           double_scale=double_scale)
+        return core.double_scale.attention_backward_folded(self.xp, G, Q, K, V, scale=scale, double_scale=double_scale)
 
     def split_heads(self, X, W, H):
         """X W^(h) for every head: (..., n, d) , (d, H·e) -> (..., H, n, e)."""
@@ -142,47 +114,23 @@ class Functions:
 
     def multihead_attention(self, X, W_Q, W_K, W_V, W_O=None, *, H, mask=None, fill=-math.inf):
         """Y = concat_h attention(X W_Q^(h), X W_K^(h), X W_V^(h)) (· W_O); returns (Y, P)."""
-        return core.multihead.multihead_attention(self.xp, X, W_Q, W_K, W_V, W_O, H=H, mask=mask,
-                                                  fill=fill)
+        return core.multihead.multihead_attention(self.xp, X, W_Q, W_K, W_V, W_O, H=H, mask=mask, fill=fill)
 
-    def multihead_attention_backward(self, G, X, W_Q, W_K, W_V, W_O=None, *, H, mask=None,
-                                     fill=-math.inf):
+    def multihead_attention_backward(self, G, X, W_Q, W_K, W_V, W_O=None, *, H, mask=None, fill=-math.inf):
         """MultiheadGrads: ∂L/∂W_Q^(h) = Σ_batch Xᵀ ∂L/∂Q_h fills block h; ∂L/∂X = Σ_h (…)."""
-        return core.multihead.multihead_attention_backward(self.xp, G, X, W_Q, W_K, W_V, W_O, H=H,
-                                                           mask=mask, fill=fill)
+        return core.multihead.multihead_attention_backward(self.xp, G, X, W_Q, W_K, W_V, W_O, H=H, mask=mask, fill=fill)
 
-    def attention_blockwise(self, Q, K, V, *, block_q, block_k, scale=None, mask=None,
-                            fill=-math.inf, is_causal=False, fully_masked="nan", enable_gqa=False,
-                            dropout_mask=None, p_drop=0.0):
+    def attention_blockwise(self, Q, K, V, *, block_q, block_k, scale=None, mask=None, fill=-math.inf, is_causal=False, fully_masked="nan", enable_gqa=False, dropout_mask=None, p_drop=0.0):
         """O and lse = s_max + log l by the online softmax over key blocks; returns (O, lse)."""
-        return core.blockwise.attention_blockwise(self.xp, Q, K, V, block_q=block_q,
-                                                  block_k=block_k, scale=scale, mask=mask,
-                                                  fill=fill, is_causal=is_causal,
-                                                  fully_masked=fully_masked, enable_gqa=enable_gqa,
-                                                  dropout_mask=dropout_mask, p_drop=p_drop)
+        return core.blockwise.attention_blockwise(self.xp, Q, K, V, block_q=block_q, block_k=block_k, scale=scale, mask=mask, fill=fill, is_causal=is_causal, fully_masked=fully_masked, enable_gqa=enable_gqa, dropout_mask=dropout_mask, p_drop=p_drop)
 
-    def attention_blockwise_steps(self, Q, K, V, *, block_k, scale=None, mask=None, fill=-math.inf,
-                                  is_causal=False, fully_masked="nan", enable_gqa=False,
-                                  dropout_mask=None, p_drop=0.0):
+    def attention_blockwise_steps(self, Q, K, V, *, block_k, scale=None, mask=None, fill=-math.inf, is_causal=False, fully_masked="nan", enable_gqa=False, dropout_mask=None, p_drop=0.0):
         """The online softmax block by block: OnlineSteps(stop, s_max, l, acc, O), axis 0 = step."""
-        return core.blockwise.attention_blockwise_steps(self.xp, Q, K, V, block_k=block_k,
-                                                        scale=scale, mask=mask, fill=fill,
-                                                        is_causal=is_causal,
-                                                        fully_masked=fully_masked,
-                                                        enable_gqa=enable_gqa,
-                                                        dropout_mask=dropout_mask, p_drop=p_drop)
+        return core.blockwise.attention_blockwise_steps(self.xp, Q, K, V, block_k=block_k, scale=scale, mask=mask, fill=fill, is_causal=is_causal, fully_masked=fully_masked, enable_gqa=enable_gqa, dropout_mask=dropout_mask, p_drop=p_drop)
 
-    def attention_blockwise_backward(self, G, Q, K, V, O, lse, *, block_q, block_k, scale=None,
-                                     mask=None, fill=-math.inf, is_causal=False, fully_masked="nan",
-                                     enable_gqa=False, dropout_mask=None, p_drop=0.0):
+    def attention_blockwise_backward(self, G, Q, K, V, O, lse, *, block_q, block_k, scale=None, mask=None, fill=-math.inf, is_causal=False, fully_masked="nan", enable_gqa=False, dropout_mask=None, p_drop=0.0):
         """(dQ, dK, dV) block by block: P_ij = exp(S_ij − lse_i), r = rowsum(G ⊙ O), Δ = P ⊙ (U − r)."""
-        return core.blockwise.attention_blockwise_backward(self.xp, G, Q, K, V, O, lse,
-                                                           block_q=block_q, block_k=block_k,
-                                                           scale=scale, mask=mask, fill=fill,
-                                                           is_causal=is_causal,
-                                                           fully_masked=fully_masked,
-                                                           enable_gqa=enable_gqa,
-                                                           dropout_mask=dropout_mask, p_drop=p_drop)
+        return core.blockwise.attention_blockwise_backward(self.xp, G, Q, K, V, O, lse, block_q=block_q, block_k=block_k, scale=scale, mask=mask, fill=fill, is_causal=is_causal, fully_masked=fully_masked, enable_gqa=enable_gqa, dropout_mask=dropout_mask, p_drop=p_drop)
 
     def block_grid(self, n, m, *, block_q, block_k, mask=None, fill=-math.inf):
         """Per (query block, key block): 0 skipped (every score −inf), 1 partly masked, 2 full.
@@ -191,8 +139,7 @@ class Functions:
         (n_q_blocks, n_k_blocks): a table for figures, the same in both backends. ``mask`` boolean
         (replaced by ``fill``) or float (added: its −inf entries mask), as NumPy (or CPU tensor).
         """
-        return core.blockwise.block_grid(n, m, block_q=block_q, block_k=block_k, mask=mask,
-                                         fill=fill)
+        return core.blockwise.block_grid(n, m, block_q=block_q, block_k=block_k, mask=mask, fill=fill)
 
     def exp_underflow(self, like, lo=-5000.0, hi=0.0):
         """Bisect, in ``like``'s dtype, for the point where ``exp`` stops returning 0."""
@@ -253,8 +200,7 @@ class Functions:
 
         G defaults to N(0, 1) entries drawn with ``seed``. Returns an array of length N + 1.
         """
-        return core.blocks.stack_grad_norms(self.xp, X, weights, pre_ln=pre_ln, mask=mask, eps=eps,
-                                            G=G, seed=seed)
+        return core.blocks.stack_grad_norms(self.xp, X, weights, pre_ln=pre_ln, mask=mask, eps=eps, G=G, seed=seed)
 
     def dot_product_samples(self, d_k, n_samples, *, seed=0):
         """Samples of s = q·k = Σ_i q_i k_i with q, k ~ N(0, I_{d_k}); Var(s) = d_k."""
@@ -269,11 +215,9 @@ class Functions:
 
         ``mask`` and ``fill`` as in ``attention``.
         """
-        return core.experiment.multiplier_grad_norms(self.xp, G, Q, K, V, multipliers, mask=mask,
-                                                     fill=fill)
+        return core.experiment.multiplier_grad_norms(self.xp, G, Q, K, V, multipliers, mask=mask, fill=fill)
 
-    def train_single_query(self, *, scaled=True, gamma=None, steps=400, lr=0.5, d_k=64, d_v=8, m=8,
-                           seed=11, target=3, autograd=False):
+    def train_single_query(self, *, scaled=True, gamma=None, steps=400, lr=0.5, d_k=64, d_v=8, m=8, seed=11, target=3, autograd=False):
         """Learn q so that o = softmax(q Kᵀ / d_k^γ) V hits v_target; L = ½‖o − v_target‖².
 
         γ = 1/2 when ``scaled`` (else 0) unless ``gamma`` is given. K, V and q are the article's:
@@ -281,9 +225,7 @@ class Functions:
         ``attnlib.pure.single_query_problem``). The gradient is the hand-written row rule in both
         backends; ``autograd=True`` takes it from torch autograd instead (torch backend only).
         """
-        return core.experiment.train_single_query(self.xp, scaled=scaled, gamma=gamma, steps=steps,
-                                                  lr=lr, d_k=d_k, d_v=d_v, m=m, seed=seed,
-                                                  target=target, autograd=autograd)
+        return core.experiment.train_single_query(self.xp, scaled=scaled, gamma=gamma, steps=steps, lr=lr, d_k=d_k, d_v=d_v, m=m, seed=seed, target=target, autograd=autograd)
 
     def jacobian_peak_multiplier(self, s, *, d_k=1, tol=1e-13):
         """The α > 0 at which max p of softmax(α s / sqrt(d_k)) is 1/2, i.e. max_ij |J_ij| = 1/4.
@@ -298,19 +240,16 @@ class Functions:
         Var = d_k²/(d_k − 1) for any iid components: LayerNorm makes the 'mean 0, variance 1'
         assumption of Var(q·k) = d_k true, it does not remove the d_k.
         """
-        return core.scaling.layernorm_dot_samples(self.xp, d_k, n_samples, shift=shift,
-                                                  stretch=stretch, seed=seed)
+        return core.scaling.layernorm_dot_samples(self.xp, d_k, n_samples, shift=shift, stretch=stretch, seed=seed)
 
     def init_score_samples(self, d_model, d_k, n_samples, *, w_var=1.0, n_draws=100, seed=0):
         """Undivided scores s = (x W_Q)·(y W_K) for x, y ~ N(0, I), W entries ~ N(0, w_var/d_model).
 
         Each of ``n_draws`` weight pairs scores n_samples/n_draws input pairs; Var(s) = d_k · w_var².
         """
-        return core.scaling.init_score_samples(self.xp, d_model, d_k, n_samples, w_var=w_var,
-                                               n_draws=n_draws, seed=seed)
+        return core.scaling.init_score_samples(self.xp, d_model, d_k, n_samples, w_var=w_var, n_draws=n_draws, seed=seed)
 
-    def train_score_drift(self, *, fix="scale", d_model=64, d_k=64, n=16, batch=8, steps=300,
-                          lr=0.5, every=10, seed=0, autograd=False):
+    def train_score_drift(self, *, fix="scale", d_model=64, d_k=64, n=16, batch=8, steps=300, lr=0.5, every=10, seed=0, autograd=False):
         """SGD on W_Q, W_K so that each token attends to itself (cross-entropy on P's diagonal).
 
         ``fix="scale"``: W entries ~ N(0, 1/d_model), S = X W_Q (X W_K)ᵀ / sqrt(d_k).
@@ -319,9 +258,7 @@ class Functions:
         steps. The gradient is hand-written in both backends; ``autograd=True`` takes it from torch
         autograd instead (torch backend only).
         """
-        return core.scaling.train_score_drift(self.xp, fix=fix, d_model=d_model, d_k=d_k, n=n,
-                                              batch=batch, steps=steps, lr=lr, every=every,
-                                              seed=seed, autograd=autograd)
+        return core.scaling.train_score_drift(self.xp, fix=fix, d_model=d_model, d_k=d_k, n=n, batch=batch, steps=steps, lr=lr, every=every, seed=seed, autograd=autograd)
 
     def normalized_entropy(self, P):
         """H(P_i)/log m averaged over the query rows (1 uniform, 0 one-hot): (..., n, m) → (...)."""

@@ -256,9 +256,9 @@ class AttentionFunction(torch.autograd.Function):
     @once_differentiable
     def backward(ctx, G):
         Q, K, V, P = ctx.saved_tensors
-        inputs = ctx.inputs._replace(Q=Q, K=K, V=V)
+        inputs = ctx.inputs._replace(Q=Q, K=K, V=V, G=G.to(Q.dtype))
         with torch.no_grad():
-            grads = five_lines(ops, inputs, G=G.to(Q.dtype), P=P)
+            grads = five_lines(ops, inputs, P=P)
         return (grads.dQ, grads.dK, grads.dV) + (None,) * 8
 
 

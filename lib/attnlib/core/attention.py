@@ -84,16 +84,15 @@ def attention_backward(xp, G, Q, K, V, *, scale=None, mask=None, fill=NEG_INF, i
 
     P is recomputed from Q and K unless the forward's P is passed (then it is trusted).
     """
-    inputs = attention_inputs(xp, Q, K, V, scale=scale, mask=mask, fill=fill, is_causal=is_causal,
-                              fully_masked=fully_masked, enable_gqa=enable_gqa,
-                              dropout_mask=dropout_mask, p_drop=p_drop)
-    G = upstream(xp, inputs, G)
+    inputs = attention_inputs(xp, Q, K, V, G=G, scale=scale, mask=mask, fill=fill,
+                              is_causal=is_causal, fully_masked=fully_masked,
+                              enable_gqa=enable_gqa, dropout_mask=dropout_mask, p_drop=p_drop)
     if P is None:
         P = probabilities(xp, inputs)
     else:
         P = xp.cast_like(validate.array(xp, P, "P", like=inputs.Q, finite=False), inputs.Q)
         validate.same_shape("P", P, inputs.S_shape, "the scores")
-    grads = five_lines(xp, inputs, G=G, P=P)
+    grads = five_lines(xp, inputs, P=P)
     return grads.dQ, grads.dK, grads.dV
 
 
@@ -101,23 +100,22 @@ def attention_backward_parts(xp, G, Q, K, V, *, scale=None, mask=None, fill=NEG_
                              is_causal=False, fully_masked="nan", enable_gqa=False,
                              dropout_mask=None, p_drop=0.0):
     """The backward with its intermediates: (S, P, P_tilde, U, r, delta, dQ, dK, dV)."""
-    inputs = attention_inputs(xp, Q, K, V, scale=scale, mask=mask, fill=fill, is_causal=is_causal,
-                              fully_masked=fully_masked, enable_gqa=enable_gqa,
-                              dropout_mask=dropout_mask, p_drop=p_drop)
-    G = upstream(xp, inputs, G)
+    inputs = attention_inputs(xp, Q, K, V, G=G, scale=scale, mask=mask, fill=fill,
+                              is_causal=is_causal, fully_masked=fully_masked,
+                              enable_gqa=enable_gqa, dropout_mask=dropout_mask, p_drop=p_drop)
     S = masked_scores(xp, inputs)  # (..., n, m)
     P = row_softmax(xp, S, fully_masked=inputs.fully_masked)  # S is kept
-    return five_lines(xp, inputs, G=G, P=P, S=S, keep_U=True)
+    return five_lines(xp, inputs, P=P, S=S, keep_U=True)
 
 
-def five_lines(xp, inputs, *, G, P, r=None, S=None, keep_U=False):
+def five_lines(xp, inputs, *, P, r=None, S=None, keep_U=False):
     """U = G Vᵀ (⊙ M/(1−p)), r = rowsum(P ⊙ U), Δ = P ⊙ (U − r), dV = P̃ᵀG,
-    dQ = scale · Δ K, dK = scale · Δᵀ Q, for validated ``inputs``.
+    dQ = scale · Δ K, dK = scale · Δᵀ Q, for validated ``inputs`` (G among them).
 
     Returns AttentionParts (``S`` as given; ``U`` only with ``keep_U``: Δ is built in U's buffer).
     The rows ``quiet_rows`` names take P = 0 (and r = 0): they add nothing to any gradient.
     """
-    Q, K, V, scale = inputs.Q, inputs.K, inputs.V, inputs.scale
+    G, Q, K, V, scale = inputs.G, inputs.Q, inputs.K, inputs.V, inputs.scale
     quiet = quiet_rows(xp, inputs, G)  # (..., n) or None
     if quiet is not None:
         P = xp.where(quiet[..., None], 0.0, P)  # not 0 · NaN = NaN in every key's dV
@@ -227,11 +225,6 @@ def normalizer(xp, shift, Z, fully_masked):
 def dropped(P, dropout):
     """P̃ = P ⊙ M / (1 − p_drop), ``dropout`` = M / (1 − p_drop) (P itself when it is None)."""
     return P if dropout is None else P * dropout
-
-
-def upstream(xp, inputs, G):
-    """G = ∂L/∂O, checked to be shaped like O and cast to the inputs' dtype."""
-    return xp.cast_like(validate.gradient_like(xp, G, inputs.O_shape, like=inputs.Q), inputs.Q)
 
 
 def sum_to(xp, x, shape):

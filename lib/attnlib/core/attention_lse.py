@@ -5,7 +5,7 @@ A fully masked row has lse = −inf (log 0) with ``fully_masked="nan"`` and lse 
 """
 
 from . import validate
-from .attention import NEG_INF, dropped, five_lines, masked_scores, softmax_lse, upstream
+from .attention import NEG_INF, dropped, five_lines, masked_scores, softmax_lse
 from .validate import attention_inputs
 
 
@@ -25,15 +25,14 @@ def attention_backward_lse(xp, G, Q, K, V, O, lse, *, scale=None, mask=None, fil
                            is_causal=False, fully_masked="nan", enable_gqa=False,
                            dropout_mask=None, p_drop=0.0):
     """(dQ, dK, dV) from the saved (O, lse): P = exp(S − lse), r = rowsum(G ⊙ O), then the rule."""
-    inputs = attention_inputs(xp, Q, K, V, scale=scale, mask=mask, fill=fill, is_causal=is_causal,
-                              fully_masked=fully_masked, enable_gqa=enable_gqa,
-                              dropout_mask=dropout_mask, p_drop=p_drop)
-    G = upstream(xp, inputs, G)
+    inputs = attention_inputs(xp, Q, K, V, G=G, scale=scale, mask=mask, fill=fill,
+                              is_causal=is_causal, fully_masked=fully_masked,
+                              enable_gqa=enable_gqa, dropout_mask=dropout_mask, p_drop=p_drop)
     O, lse = saved_forward(xp, inputs, O=O, lse=lse)
     P = probabilities_from_lse(xp, masked_scores(xp, inputs), lse,
                                uniform=inputs.uniform)  # (..., n, m)
-    r = xp.einsum("...ia,...ia->...i", G, O)  # r_i = Σ_a G_ia O_ia: (..., n)
-    grads = five_lines(xp, inputs, G=G, P=P, r=r)
+    r = xp.einsum("...ia,...ia->...i", inputs.G, O)  # r_i = Σ_a G_ia O_ia: (..., n)
+    grads = five_lines(xp, inputs, P=P, r=r)
     return grads.dQ, grads.dK, grads.dV
 
 

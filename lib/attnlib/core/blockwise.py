@@ -24,7 +24,6 @@ from .attention import (
     normalizer,
     quiet_rows,
     sum_to_inputs,
-    upstream,
 )
 from .attention_lse import probabilities_from_lse, saved_forward
 from .validate import attention_inputs
@@ -88,13 +87,12 @@ def attention_blockwise_backward(xp, G, Q, K, V, O, lse, *, block_q, block_k, sc
                                  mask=None, fill=NEG_INF, is_causal=False, fully_masked="nan",
                                  enable_gqa=False, dropout_mask=None, p_drop=0.0):
     """(dQ, dK, dV) block by block: P_ij = exp(S_ij − lse_i), r = rowsum(G ⊙ O), Δ = P ⊙ (U − r)."""
-    inputs = attention_inputs(xp, Q, K, V, scale=scale, mask=mask, fill=fill, is_causal=is_causal,
-                              fully_masked=fully_masked, enable_gqa=enable_gqa,
-                              dropout_mask=dropout_mask, p_drop=p_drop)
+    inputs = attention_inputs(xp, Q, K, V, G=G, scale=scale, mask=mask, fill=fill,
+                              is_causal=is_causal, fully_masked=fully_masked,
+                              enable_gqa=enable_gqa, dropout_mask=dropout_mask, p_drop=p_drop)
     bq, bk = _block_size(block_q, "block_q"), _block_size(block_k, "block_k")
-    G = upstream(xp, inputs, G)
     O, lse = saved_forward(xp, inputs, O=O, lse=lse)
-    Q, K, V, scale = inputs.Q, inputs.K, inputs.V, inputs.scale
+    G, Q, K, V, scale = inputs.G, inputs.Q, inputs.K, inputs.V, inputs.scale
     n, m = Q.shape[-2], K.shape[-2]
     batch = inputs.O_shape[:-2]
     r = xp.einsum("...ia,...ia->...i", G, O)  # (..., n): one number per row, no P needed

@@ -2,7 +2,7 @@
 double-scale bug (multiplying dK by the scale once more)."""
 
 from . import validate
-from .attention import row_softmax, upstream
+from .attention import row_softmax
 
 
 def attention_backward_folded(xp, G, Q, K, V, *, scale=None, double_scale=False):
@@ -10,9 +10,8 @@ def attention_backward_folded(xp, G, Q, K, V, *, scale=None, double_scale=False)
 
     Correct: dQ = scale · Δ K (the chain rule through Q'), dK = Δᵀ Q' (the scale is already in Q').
     """
-    inputs = validate.attention_inputs(xp, Q, K, V, scale=scale)
-    Q, K, V, scale = inputs.Q, inputs.K, inputs.V, inputs.scale
-    G = upstream(xp, inputs, G)
+    inputs = validate.attention_inputs(xp, Q, K, V, G=G, scale=scale)
+    G, Q, K, V, scale = inputs.G, inputs.Q, inputs.K, inputs.V, inputs.scale
     Q_folded = Q * scale  # Q' (..., n, d_k): the scale folded in once, forward
     P = row_softmax(xp, Q_folded @ xp.mT(K))  # (..., n, m)
     U = G @ xp.mT(V)  # (..., n, d_v) @ (..., d_v, m) -> (..., n, m)

@@ -16,7 +16,8 @@ class AttentionInputs(NamedTuple):
     (..., n) rows whose every score is a finite ``fill`` (None when there are none);
     ``dropout`` the weights M / (1 − p_drop) of P̃ = P ⊙ M / (1 − p_drop), or None;
     ``groups`` query heads per key/value head; ``K_shape``, ``V_shape`` the shapes K and V were
-    given in (before the heads were repeated); ``S_shape`` (..., n, m), ``O_shape`` (..., n, d_v).
+    given in (before the heads were repeated); ``S_shape`` (..., n, m), ``O_shape`` (..., n, d_v);
+    ``G`` the upstream gradient ∂L/∂O, shaped like O (backward functions; None in a forward).
     """
 
     Q: Any
@@ -35,6 +36,7 @@ class AttentionInputs(NamedTuple):
     V_shape: tuple
     S_shape: tuple
     O_shape: tuple
+    G: Any = None
 
 
 FULLY_MASKED = ("nan", "zero")
@@ -112,9 +114,11 @@ def same_shape(name, x, shape, what):
         raise ValueError(f"{name} must be shaped like {what} {tuple(shape)}, got {tuple(x.shape)}")
 
 
-def attention_inputs(xp, Q, K, V, *, scale=None, mask=None, fill=-math.inf, is_causal=False,
-                   fully_masked="nan", enable_gqa=False, dropout_mask=None, p_drop=0.0):
-    """Validate and convert the inputs of every attention function (see ``core.attention``)."""
+def attention_inputs(xp, Q, K, V, *, G=None, scale=None, mask=None, fill=-math.inf,
+                     is_causal=False, fully_masked="nan", enable_gqa=False, dropout_mask=None,
+                     p_drop=0.0):
+    """Validate and convert the inputs of every attention function (see ``core.attention``);
+    a backward passes its upstream gradient ``G`` too."""
     Q = array(xp, Q, "Q", min_ndim=2)
     K = array(xp, K, "K", like=Q, min_ndim=2)
     V = K[..., :0] if V is None else array(xp, V, "V", like=Q, min_ndim=2)  # scores only
@@ -174,10 +178,12 @@ def attention_inputs(xp, Q, K, V, *, scale=None, mask=None, fill=-math.inf, is_c
         M = zero_one(xp, dropout_mask, "dropout_mask", Q)
         broadcast("dropout_mask", M.shape, S_shape)
         dropout = xp.cast_like(M, Q) * (1.0 / (1.0 - p_drop))
+    if G is not None:
+        G = xp.cast_like(gradient_like(xp, G, O_shape, like=Q), Q)
     return AttentionInputs(Q=Q, K=K, V=V, scale=scale, mask=mask, bias=bias, fill=fill,
                            fully_masked=fully_masked, empty=empty, uniform=uniform,
                            dropout=dropout, groups=groups, K_shape=K_shape, V_shape=V_shape,
-                           S_shape=S_shape, O_shape=O_shape)
+                           S_shape=S_shape, O_shape=O_shape, G=G)
 
 
 def flag(x, name):
