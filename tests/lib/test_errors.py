@@ -86,7 +86,8 @@ def _tensor(v):
 
 @pytest.mark.parametrize("fn", ["attention_backward", "attention_backward_parts",
                                 "attention_backward_lse"])
-@pytest.mark.parametrize("bad_G", [np.ones((2, 3, 5)), np.ones((3, 6)), np.full((2, 3, 6), np.nan)])
+@pytest.mark.parametrize("bad_G", [np.ones((2, 3, 5)), np.ones((3, 6)), np.full((2, 3, 6), np.nan),
+                                   None])
 def test_bad_G(B, fn, bad_G):
     with pytest.raises(ValueError, match="G"):
         call(B, fn, G=bad_G)

@@ -40,6 +40,7 @@ class AttentionInputs(NamedTuple):
 
 
 FULLY_MASKED = ("nan", "zero")
+FORWARD = object()  # the default G of attention_inputs: a forward has no upstream gradient
 
 
 def array(xp, x, name, like=None, min_ndim=0, finite=True):
@@ -114,7 +115,7 @@ def same_shape(name, x, shape, what):
         raise ValueError(f"{name} must be shaped like {what} {tuple(shape)}, got {tuple(x.shape)}")
 
 
-def attention_inputs(xp, Q, K, V, *, G=None, scale=None, mask=None, fill=-math.inf,
+def attention_inputs(xp, Q, K, V, *, G=FORWARD, scale=None, mask=None, fill=-math.inf,
                      is_causal=False, fully_masked="nan", enable_gqa=False, dropout_mask=None,
                      p_drop=0.0):
     """Validate and convert the inputs of every attention function (see ``core.attention``);
@@ -178,7 +179,9 @@ def attention_inputs(xp, Q, K, V, *, G=None, scale=None, mask=None, fill=-math.i
         M = zero_one(xp, dropout_mask, "dropout_mask", Q)
         broadcast("dropout_mask", M.shape, S_shape)
         dropout = xp.cast_like(M, Q) * (1.0 / (1.0 - p_drop))
-    if G is not None:
+    if G is FORWARD:
+        G = None
+    else:  # a backward's G, None included, must be an array shaped like O
         G = xp.cast_like(gradient_like(xp, G, O_shape, like=Q), Q)
     return AttentionInputs(Q=Q, K=K, V=V, scale=scale, mask=mask, bias=bias, fill=fill,
                            fully_masked=fully_masked, empty=empty, uniform=uniform,
