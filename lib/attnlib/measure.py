@@ -22,8 +22,9 @@ In-place arithmetic in the core. The core computes in an array's own buffer (``x
 (by blocks in the blockwise path): scale · Q Kᵀ → e^(S − max) → P in S's buffer
 (``masked_scores``, ``softmax_lse``), exp(S − lse) in S's buffer (LSE and blockwise backward, and
 the online softmax's blocks), Δ = P ⊙ (U − r) in U's buffer (``five_lines`` and the blockwise
-backward). With them ``attention_backward`` peaks at two n×m arrays (P and U) plus the n×d
-gradients; computed out of place it peaks at four, the forward at three instead of one
+backward), and dQ, dK scaled in the product's buffer (no n×d temporary, whatever NumPy's
+temporary elision does). With them ``attention_backward`` peaks at two n×m arrays (P and U)
+plus the n×d gradients; computed out of place it peaks at four, the forward at three, not one
 (:func:`in_place_sweep`, printed by the appendix 「성능과 메모리」; ``tests/lib/test_measure.py``;
 ``docs/DESIGN.md``).
 """

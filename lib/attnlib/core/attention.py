@@ -134,8 +134,10 @@ def five_lines(xp, inputs, *, P, r=None, S=None, keep_U=False):
     delta_QK = delta if inputs.mask is None else xp.where(inputs.mask, delta, 0.0)
     P_tilde = dropped(P, inputs.dropout)  # (..., n, m)
     dV = xp.mT(P_tilde) @ G  # (..., m, n) @ (..., n, d_v) -> (..., m, d_v)
-    dQ = scale * (delta_QK @ K)  # (..., n, m) @ (..., m, d_k) -> (..., n, d_k)
-    dK = scale * (xp.mT(delta_QK) @ Q)  # (..., m, n) @ (..., n, d_k) -> (..., m, d_k)
+    # dQ = scale · Δ K and dK = scale · Δᵀ Q, each scaled in the product's own buffer: a
+    # `scale * (Δ K)` would hold one more n×d array whenever NumPy does not reuse the temporary
+    dQ = xp.imul(delta_QK @ K, scale)  # (..., n, m) @ (..., m, d_k) -> (..., n, d_k)
+    dK = xp.imul(xp.mT(delta_QK) @ Q, scale)  # (..., m, n) @ (..., n, d_k) -> (..., m, d_k)
     dQ, dK, dV = sum_to_inputs(xp, inputs, dQ=dQ, dK=dK, dV=dV)
     return AttentionParts(S=S, P=P, P_tilde=P_tilde, U=U_kept, r=r, delta=delta,
                           dQ=dQ, dK=dK, dV=dV)
