@@ -39,13 +39,6 @@ it (``attention = numpy_functions.attention``); the math is in ``attnlib.core``.
 '''
 
 
-def load_core():
-    sys.path.insert(0, str(ROOT / "lib"))
-    from attnlib import core
-
-    return core
-
-
 def default(value):
     """Source text of a parameter's default (``-math.inf`` for the core's ``NEG_INF``)."""
     if isinstance(value, float) and math.isinf(value):
@@ -107,9 +100,8 @@ def method_source(fn):
     return "\n".join(lines)
 
 
-def functions_module():
+def functions_module(core):
     """The text of ``attnlib/functions.py``."""
-    core = load_core()
     out = [HEADER, "import math", "", "from . import core"]
     names = [fn.__name__ for fn in core.API] + [t.__name__ for t in core.TYPES]
     out += ["", '__all__ = ["Functions", "NAMES"]', "",
@@ -127,9 +119,8 @@ def functions_module():
     return "\n".join(out) + "\n"
 
 
-def table(instance):
+def table(core, instance):
     """The generated part of a backend module: each public name bound to ``instance``."""
-    core = load_core()
     lines = [BEGIN, "__all__ = list(functions.NAMES)", ""]
     lines += [f"{fn.__name__} = {instance}.{fn.__name__}" for fn in core.API]
     lines.append("")
@@ -149,9 +140,12 @@ def main(argv=None):
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--check", action="store_true", help="fail if a file is not current")
     args = parser.parse_args(argv)
-    wanted = {FUNCTIONS: functions_module()}
+    sys.path.insert(0, str(ROOT / "lib"))
+    from attnlib import core
+
+    wanted = {FUNCTIONS: functions_module(core)}
     for path, instance in BACKENDS.items():
-        wanted[path] = updated(path.read_text(encoding="utf-8"), table(instance))
+        wanted[path] = updated(path.read_text(encoding="utf-8"), table(core, instance))
     stale = []
     for path, text in wanted.items():
         if not path.exists() or path.read_text(encoding="utf-8") != text:
