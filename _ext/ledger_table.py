@@ -9,6 +9,11 @@ the chapter that checks it and what the check found.  With ``ledger_strict``
 set, a registered claim that no chapter checked is a build warning (an error
 under ``-W``).
 
+The ``{sentence-table}`` directive does the same for the book's own sentences
+(:mod:`attnlib.sentences`, held by ``attnlib.ledger.holds``): each sentence, the chapter whose
+cell holds it, what that cell computed; under ``ledger_strict`` a registered sentence that no
+chapter held is a build warning too.
+
 The ``{ledger-summary}`` directive puts the same one-paragraph count (how many claims,
 how many of each status) on another page, e.g. the book's front page, so the counts a
 reader sees there are the ledger's own, not typed by hand.
@@ -31,6 +36,7 @@ STATUS_TEXT = {
     "shape": "≈ 같은 모양 (시드·조건이 다름)",
     "erratum": "≠ 글과 다름 (정오표)",
     "roundoff": "✔ 반올림 크기 (한계 아래에서 재현)",
+    "qualified": "△ 조건이 붙어야 맞음 (조건을 계산으로 확인)",
     "unchecked": "— 계산할 대상 아님",
     "missing": "✘ 아직 확인하지 않음",
 }
@@ -43,6 +49,17 @@ class ledger_placeholder(nodes.General, nodes.Element):
 
 class ledger_summary_placeholder(nodes.General, nodes.Element):
     pass
+
+
+class sentence_placeholder(nodes.General, nodes.Element):
+    pass
+
+
+class SentenceTable(SphinxDirective):
+    has_content = False
+
+    def run(self):
+        return [sentence_placeholder()]
 
 
 class LedgerTable(SphinxDirective):
@@ -128,42 +145,96 @@ def _table(app, docname, claims, records, warn=True):
     return table, counts
 
 
-def _summary(claims, counts) -> nodes.paragraph:
+def _sentence_table(app, docname, sentences, records, warn=True):
+    headers = ["#", "책의 문장", "셀이 계산한 것", "상태"]
+    table = nodes.table(classes=["ledger-table", "sentence-table"])
+    group = nodes.tgroup(cols=len(headers))
+    for width in (3, 50, 30, 17):
+        group += nodes.colspec(colwidth=width)
+    head = nodes.thead()
+    head += _row(headers)
+    group += head
+    body = nodes.tbody()
+    held = 0
+    for i, sent in enumerate(sentences.values(), 1):
+        rec = records.get(sent.key)
+        stem, name = sent.key.split("/", 1)
+        target = _chapter_doc(app.env, stem)
+        quote = nodes.paragraph()
+        quote += nodes.Text(f"「{sent.text}」")
+        item = nodes.paragraph()
+        if target:
+            item += nodes.reference("", stem, internal=True,
+                                    refuri=app.builder.get_relative_uri(docname, target))
+        else:
+            item += nodes.Text(stem)
+        item += nodes.Text(" ")
+        item += nodes.literal(text=name)
+        check = [nodes.paragraph("", "", nodes.emphasis(text=sent.check))]
+        if rec:
+            check.insert(0, nodes.paragraph(text=rec["ours"]))
+            held += 1
+            status = "✔ 셀이 데이터로 확인"
+        else:
+            status = STATUS_TEXT["missing"]
+            if app.config.ledger_strict and warn:
+                logger.warning("ledger: sentence %r is not held by any chapter", sent.key,
+                               location=docname)
+        body += _row([i, [quote, item], check, status])
+    group += body
+    table += group
+    return table, held
+
+
+def _summary(claims, counts, sentences=None, held=0) -> nodes.paragraph:
     per_article = {a: sum(1 for c in claims.values() if c.article == a) for a in ARTICLE_TEXT}
-    return nodes.paragraph(text=(
-        f"모두 {len(claims)}개 항목 — "
+    text = (
+        f"글의 숫자와 문장 {len(claims)}개 항목 — "
         + ", ".join(f"{ARTICLE_TEXT[a]} {n}개" for a, n in per_article.items())
         + ". 상태별: "
         + ", ".join(f"{STATUS_TEXT[s]} {counts[s]}" for s in STATUS_TEXT if counts.get(s))
         + "."
-    ))
+    )
+    if sentences is not None:
+        text += (f" 책이 자기 데이터로 내린 결론 {len(sentences)}개 문장 — 셀이 확인한 것 {held}개"
+                 + (f", 아직 확인하지 않은 것 {len(sentences) - held}개" if held < len(sentences)
+                    else "") + ".")
+    return nodes.paragraph(text=text)
 
 
 def fill_ledger(app, doctree, docname):
     placeholders = list(doctree.findall(ledger_placeholder))
     summaries = list(doctree.findall(ledger_summary_placeholder))
-    if not placeholders and not summaries:
+    sentence_tables = list(doctree.findall(sentence_placeholder))
+    if not placeholders and not summaries and not sentence_tables:
         return
     from attnlib.claims import CLAIMS
+    from attnlib.sentences import SENTENCES
 
     folder = Path(os.environ.get("ATTNLIB_CLAIMS_DIR", Path(app.outdir).parent / "claims"))
     records = _records(folder) if folder.is_dir() else {}
     if placeholders:
-        unknown = sorted(set(records) - set(CLAIMS))
+        unknown = sorted(set(records) - set(CLAIMS) - set(SENTENCES))
         for key in unknown:
             logger.warning("ledger: a chapter checked %r, which attnlib.claims does not list",
                            key, location=docname)
     table, counts = _table(app, docname, CLAIMS, records, warn=bool(placeholders))
+    s_table, held = _sentence_table(app, docname, SENTENCES, records,
+                                    warn=bool(sentence_tables))
     for ph in placeholders:
         ph.replace_self([_summary(CLAIMS, counts), table])
+    for ph in sentence_tables:
+        ph.replace_self([_summary(CLAIMS, counts, SENTENCES, held), s_table])
     for ph in summaries:
-        ph.replace_self(_summary(CLAIMS, counts))
+        ph.replace_self(_summary(CLAIMS, counts, SENTENCES, held))
 
 
 def setup(app):
     app.add_config_value("ledger_strict", False, "env")
     app.add_node(ledger_placeholder)
     app.add_node(ledger_summary_placeholder)
+    app.add_node(sentence_placeholder)
+    app.add_directive("sentence-table", SentenceTable)
     app.add_directive("ledger-table", LedgerTable)
     app.add_directive("ledger-summary", LedgerSummary)
     app.connect("doctree-resolved", fill_ledger)

@@ -3,9 +3,14 @@ that does nothing but record article claims, so the reader sees the check lines 
 (✔ / ≈ / ≠) and not the bookkeeping that produces them.
 
 A cell qualifies when every statement in it is one of
-- a call of ``claim(...)`` or ``ledger.claim(...)``, bare or assigned (``_ = ledger.claim(...)``);
+- a call of ``claim(...)``, ``ledger.claim(...)``, ``holds(...)`` or ``ledger.holds(...)``
+  (a sentence of the book held by its data), bare or assigned (``_ = ledger.claim(...)``);
 - ``from attnlib.ledger import ...`` or ``from attnlib import ledger``;
 - with ``--loops`` also: a ``for`` loop whose body is only such claim calls.
+
+A cell that holds a sentence of the book (at least one ``holds(...)`` call) may also compute
+what it checks: assignments, imports and ``for`` loops of those, but nothing that prints or
+draws besides its check lines.
 
 The script only adds the tag (never removes one, never touches sources or outputs), so it can be
 re-run at any time; ``--check`` writes nothing and exits 1 when a cell is missing the tag.
@@ -33,8 +38,8 @@ def _is_claim_call(node: ast.AST) -> bool:
     if not isinstance(node, ast.Call):
         return False
     f = node.func
-    return (isinstance(f, ast.Name) and f.id == "claim") or (
-        isinstance(f, ast.Attribute) and f.attr == "claim"
+    return (isinstance(f, ast.Name) and f.id in ("claim", "holds")) or (
+        isinstance(f, ast.Attribute) and f.attr in ("claim", "holds")
         and isinstance(f.value, ast.Name) and f.value.id == "ledger")
 
 
@@ -58,6 +63,22 @@ def _qualifies(stmt: ast.stmt, loops: bool) -> bool:
     return False
 
 
+def _is_holds_call(node: ast.AST) -> bool:
+    return _is_claim_call(node) and (
+        getattr(node.func, "id", None) == "holds" or getattr(node.func, "attr", None) == "holds")
+
+
+def _computes_silently(stmt: ast.stmt) -> bool:
+    """An assignment, an import, a claim or holds call, or a loop of those: prints nothing."""
+    if isinstance(stmt, (ast.Assign, ast.AnnAssign, ast.AugAssign, ast.Import, ast.ImportFrom)):
+        return True
+    if isinstance(stmt, ast.Expr):
+        return _is_claim_call(stmt.value)
+    if isinstance(stmt, ast.For) and not stmt.orelse:
+        return all(_computes_silently(s) for s in stmt.body)
+    return False
+
+
 def is_claim_cell(source: str, loops: bool = False) -> bool:
     """True when the cell's code only records claims (see the module docstring)."""
     if source.lstrip().startswith(("%", "!")):
@@ -66,6 +87,8 @@ def is_claim_cell(source: str, loops: bool = False) -> bool:
         tree = ast.parse(source)
     except SyntaxError:
         return False
+    if any(_is_holds_call(n) for n in ast.walk(tree)):
+        return all(_computes_silently(s) for s in tree.body)
     return bool(tree.body) and any(
         _is_claim_call(getattr(s, "value", None)) or isinstance(s, ast.For) for s in tree.body
     ) and all(_qualifies(s, loops) for s in tree.body)

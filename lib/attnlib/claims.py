@@ -14,6 +14,9 @@ printed, and how the book treats it:
   Its last digits depend on the order in which the CPU's BLAS and SIMD kernels add, not on
   the math, so a chapter checks it against ``bound``: every value it computes, and the
   article's own, must stay below it; ``note`` says what the bound means;
+- ``qualified``: the article's sentence holds only under a condition it does not state; the
+  chapter says where it holds and where not, computes both, and holds the entry with
+  ``ledger.holds(key, ok, shown)`` (marked △, never ✔); ``note`` states the condition;
 - ``unchecked``: nothing to compute (a definition, a rounding of another entry, a
   number with no stated inputs); ``note`` says what the book shows instead.
 
@@ -125,6 +128,11 @@ _LIST = [
        status="unchecked", note="코드 ④의 출력을 세 자리로 반올림한 것; 위의 열 줄이 그 출력을 확인한다"),
     _c("04_experiment/frozen_digits", _A, "본문",
        "400걸음째까지 손실의 소수점 여섯 자리가 그대로", "0.000000"),
+    _c("04_experiment/freeze_text", _A, "§실험 — 본문과 요약",
+       "스케일링을 뺀 쪽은 50걸음쯤(50걸음 만에) 손실 1.893에 얼어붙는다", "50",
+       status="qualified",
+       note="50 은 보고한 걸음(0, 10, 50, 100, 399) 가운데 얼어붙은 모습이 처음 보이는 걸음일 뿐이다. "
+            "걸음마다 기록하면 얼어붙는 것은 걸음 11 이다(기울기 < 10⁻⁶, 최대 p > 1 − 10⁻⁹ 가 처음 되는 걸음)"),
     _c("04_experiment/gradcheck_ds", _A, "코드 뒤 본문", "ds 줄의 기울기 검사 최대 상대오차",
        "1.1e-10", status="roundoff", bound=1e-9,
        note="글은 검사의 점(q, 스텝)과 h를 밝히지 않는다; 장은 t=0의 q에서 h=1e-5로 잰다. "

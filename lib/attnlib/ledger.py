@@ -11,7 +11,14 @@ Statuses (set in :mod:`attnlib.claims`): ``"exact"`` (a mismatch is an error),
 ``"shape"`` (printed beside the article's number, not compared), ``"erratum"``
 (checked the other way round: if the two ever agree, the erratum is stale),
 ``"roundoff"`` (a round-off residue: printed and checked as the bound it stays under, so
-the printed line is the same on every CPU; above the bound is an error).
+the printed line is the same on every CPU; above the bound is an error), ``"qualified"`` (the
+article's sentence holds only under a condition it does not state: :func:`holds` checks, from the
+chapter's data, where it holds and where not, and the line is marked △).
+
+:func:`holds` is the second kind of entry: a sentence of the book itself (a trend, a comparison,
+an "only", a threshold, a cause; listed in :mod:`attnlib.sentences`), held by a condition its cell
+computes.  It prints a ✔ line, and raises a :class:`ClaimError` quoting the sentence when the data
+stops supporting it.
 
 :func:`below` prints any other round-off quantity the same way.
 
@@ -29,8 +36,9 @@ import re
 from dataclasses import asdict, dataclass
 
 from .claims import CLAIMS
+from .sentences import SENTENCES
 
-__all__ = ["ClaimError", "Claim", "below", "claim", "format_like", "records"]
+__all__ = ["ClaimError", "Claim", "below", "claim", "format_like", "holds", "records"]
 
 ARTICLES = {
     "000": "√d_k는 어디서 나왔나",
@@ -38,6 +46,11 @@ ARTICLES = {
 }
 
 _RECORDS: list[Claim] = []
+
+
+# The mark each line starts with, by status ("book": a sentence of the book held by its data).
+MARKS = {"exact": "✔", "roundoff": "✔", "shape": "≈", "erratum": "≠", "qualified": "△",
+         "book": "✔"}
 
 
 class ClaimError(AssertionError):
@@ -55,6 +68,7 @@ class Claim:
     ok: bool
     note: str = ""
     measured: str = ""  # "roundoff": what this machine computed (the ledger page shows it)
+    kind: str = "article"  # "article" (attnlib.claims) or "book" (attnlib.sentences)
 
 
 _NUM = re.compile(r"^\s*([+-]?)(\d*)(?:\.(\d*))?(?:[eE]([+-]?\d+))?\s*$")
@@ -102,6 +116,9 @@ def claim(key: str, value) -> object:
         raise KeyError(f"key: {key!r} is not a claim listed in attnlib.claims")
     if spec.status == "unchecked":
         raise ValueError(f"key: {key!r} is listed as unchecked; give it a status first")
+    if spec.status == "qualified":
+        raise ValueError(f"key: {key!r} is a qualified claim; "
+                         "hold it with ledger.holds(key, ok, shown)")
     if isinstance(value, str):
         if spec.status != "shape":
             raise TypeError(f"value: {key!r} is checked digit by digit; pass numbers, not text")
@@ -127,7 +144,7 @@ def claim(key: str, value) -> object:
                 spec.status, ok, spec.note, measured)
     _RECORDS.append(rec)
     _write(rec)
-    mark = {"exact": "✔", "roundoff": "✔", "shape": "≈", "erratum": "≠"}[spec.status]
+    mark = MARKS[spec.status]
     print(f"{mark if ok else '✘'} {key}: {rec.ours}  (글: {rec.expected})")
     if not ok:
         if spec.status == "roundoff":
@@ -145,6 +162,51 @@ def claim(key: str, value) -> object:
             f"with the article's {rec.expected}: update its status"
         )
     return value
+
+
+def holds(key: str, ok, shown: str) -> None:
+    """Hold a sentence of the book (:mod:`attnlib.sentences`) or a qualified article claim.
+
+    ``ok`` is the condition the cell computed from its data (a bool); ``shown`` says in a few
+    words what the data is (``"얼어붙는 걸음 11"``); it is printed, so it must state the math,
+    not the machine.  Prints ``✔ key: shown`` (``△ … (글: …)`` for a qualified article claim)
+    and returns nothing (a cell shows only the line); when ``ok`` is false, raises
+    :class:`ClaimError` quoting the sentence.
+    """
+    if not isinstance(key, str):
+        raise TypeError(f"key: expected a str, got {type(key).__name__}")
+    if not isinstance(shown, str) or not shown.strip():
+        raise TypeError(f"shown: {key!r} needs a short text of what the data shows, got {shown!r}")
+    if isinstance(ok, bool) or type(ok).__name__ == "bool_":
+        ok = bool(ok)
+    elif hasattr(ok, "item") and getattr(ok, "shape", None) == () and isinstance(ok.item(), bool):
+        ok = bool(ok.item())  # a 0-d boolean tensor
+    else:
+        raise TypeError(f"ok: {key!r} needs one bool (the condition computed), "
+                        f"got {type(ok).__name__}")
+    if key in SENTENCES:
+        sent = SENTENCES[key]
+        rec = Claim(key, "", key.split("/", 1)[0], sent.text, shown, "book", ok, sent.check,
+                    kind="book")
+        what = f"the sentence 「{sent.text}」"
+    elif key in CLAIMS and CLAIMS[key].status == "qualified":
+        spec = CLAIMS[key]
+        rec = Claim(key, spec.article, spec.where, ", ".join(spec.expected), shown,
+                    "qualified", ok, spec.note)
+        what = f"the qualified claim ({ARTICLES[spec.article]}, {spec.where}: {spec.text})"
+    elif key in CLAIMS:
+        raise ValueError(f"key: {key!r} is an article claim of status {CLAIMS[key].status!r}; "
+                         "check it with ledger.claim(key, value)")
+    else:
+        raise KeyError(f"key: {key!r} is listed neither in attnlib.sentences nor, as "
+                       "qualified, in attnlib.claims")
+    _RECORDS.append(rec)
+    _write(rec)
+    mark = MARKS[rec.status] if ok else "✘"
+    tail = f"  (글: {rec.expected})" if rec.kind == "article" else ""
+    print(f"{mark} {key}: {shown}{tail}")
+    if not ok:
+        raise ClaimError(f"{key!r}: the data no longer supports {what}: {shown}")
 
 
 def below(value, bound: float) -> str:

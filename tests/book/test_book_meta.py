@@ -188,6 +188,9 @@ def test_ledger_only_cells_hide_their_source(path):
         ('x = f(y)\nledger.claim("a/b", x)', False, False),
         ('ledger.claim("a/b", x)\nprint(x)', False, False),
         ('print(ledger.below(x, 1e-9))', False, False),
+        ('t = int(np.argmax(g < 1e-6))\nledger.holds("a/b", t == 11, f"{t}")', True, True),
+        ('for k in ks:\n    ledger.holds(k, ok[k], "x")', True, True),
+        ('t = f(x)\nprint(t)\nledger.holds("a/b", t == 11, "t")', False, False),
         ("", False, False),
     ],
 )

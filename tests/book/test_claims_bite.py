@@ -3,6 +3,7 @@
 A chapter is run (its cells up to a claim) with one line changed, as a reader or a careless
 edit might change it: a different random seed, a scale applied the wrong way.  The claim's
 cell must then fail with a ClaimError that names the claim, so the book build stops there.
+The same holds for the book's own sentences (``ledger.holds``): the error quotes the sentence.
 Round-off claims are printed as bounds, but a computation that changed still fails them.
 """
 
@@ -22,6 +23,12 @@ CASES = [
     ("chapters/part2/07_batch_heads.ipynb",
      "dQ = np.einsum('bhij,bhjd->bhid', D, K) / np.sqrt(dk)",
      "dQ = np.einsum('bhij,bhjd->bhid', D, K) / dk", "07_batch_heads/head_vs_2d"),
+    # a sentence of the book (attnlib.sentences), not an article's number: with another seed
+    # the run does not freeze at step 11, and the build stops quoting the sentence
+    ("chapters/part1/04_experiment.ipynb",
+     "B.train_single_query(scaled=scaled, autograd=B is T)",
+     "B.train_single_query(scaled=scaled, autograd=B is T, seed=1)",
+     "04_experiment/freeze_step"),
 ]
 
 
@@ -50,6 +57,10 @@ def test_a_changed_chapter_fails_naming_the_claim(notebook, old, new, key):
         client.execute()
     message = str(failed.value)
     assert "ClaimError" in message and key in message, message[-2000:]
+    from attnlib.sentences import SENTENCES
+
+    if key in SENTENCES:  # a sentence of the book: the error quotes it
+        assert SENTENCES[key].text in message, message[-2000:]
 
 
 @pytest.mark.parametrize(("notebook", "old", "new", "key"), CASES,

@@ -75,7 +75,7 @@ def test_bad_claims_are_refused(key, value, word):
 def test_every_listed_claim_is_well_formed():
     for key, spec in claims.CLAIMS.items():
         assert key == spec.key and spec.article in ledger.ARTICLES
-        assert spec.status in ("exact", "shape", "erratum", "unchecked", "roundoff")
+        assert spec.status in ("exact", "shape", "erratum", "unchecked", "roundoff", "qualified")
         assert spec.status == "exact" or spec.note, key
         assert (spec.bound is not None) == (spec.status == "roundoff"), key
         if spec.status == "roundoff":  # the article's own value is round-off under our bound
@@ -110,3 +110,80 @@ def test_below_prints_a_bound_and_refuses_more_than_roundoff():
         ledger.below([[0.0, -2e-15]], 1e-15)
     with pytest.raises(ledger.ClaimError, match="nan"):
         ledger.below(float("nan"), 1e-15)
+
+
+def test_holds_prints_a_check_line_and_records_a_book_sentence(tmp_path, monkeypatch, capsys):
+    from attnlib import sentences
+
+    monkeypatch.setenv("ATTNLIB_CLAIMS_DIR", str(tmp_path))
+    monkeypatch.setitem(sentences.SENTENCES, "01_variance/test",
+                        sentences.sentence("01_variance/test", "분산이  d_k 를\n따른다", "비교"))
+    assert ledger.holds("01_variance/test", True, "기울기 1.00") is None
+    assert capsys.readouterr().out == "✔ 01_variance/test: 기울기 1.00\n"
+    (line,) = [ln for f in tmp_path.iterdir() for ln in f.read_text().splitlines()]
+    rec = json.loads(line)
+    assert rec["kind"] == "book" and rec["ok"] and rec["expected"] == "분산이 d_k 를 따른다"
+
+
+def test_holds_fails_quoting_the_sentence(monkeypatch):
+    from attnlib import sentences
+
+    monkeypatch.setitem(sentences.SENTENCES, "01_variance/test",
+                        sentences.sentence("01_variance/test", "걸음 11 에서 멈춘다", "첫 걸음"))
+    with pytest.raises(ledger.ClaimError,
+                       match="01_variance/test.*「걸음 11 에서 멈춘다」.*걸음 12"):
+        ledger.holds("01_variance/test", False, "걸음 12")
+
+
+def test_holds_a_qualified_article_claim_with_a_triangle(monkeypatch, capsys):
+    spec = claims.ArticleClaim("04_experiment/test", "000", "§실험", "50걸음쯤 얼어붙음",
+                               ("50",), status="qualified", note="보고 걸음의 인공물")
+    monkeypatch.setitem(claims.CLAIMS, spec.key, spec)
+    ledger.holds(spec.key, True, "처음 얼어붙는 걸음 11")
+    out = capsys.readouterr().out
+    assert out.startswith("△ 04_experiment/test: 처음 얼어붙는 걸음 11  (글: 50)")
+    with pytest.raises(ValueError, match="qualified"):
+        ledger.claim(spec.key, 50)
+
+
+@pytest.mark.parametrize(
+    ("key", "ok", "shown", "error", "match"),
+    [
+        ("nobody/knows", True, "x", KeyError, "key: 'nobody/knows'"),
+        ("02_collapse/max_p_scaled", True, "x", ValueError, "ledger.claim"),
+        (3, True, "x", TypeError, "key"),
+        ("01_variance/test", 1.0, "x", TypeError, "ok: .*one bool"),
+        ("01_variance/test", [True], "x", TypeError, "ok"),
+        ("01_variance/test", True, "", TypeError, "shown"),
+    ],
+)
+def test_holds_rejects_misuse_naming_the_argument(monkeypatch, key, ok, shown, error, match):
+    from attnlib import sentences
+
+    monkeypatch.setitem(sentences.SENTENCES, "01_variance/test",
+                        sentences.sentence("01_variance/test", "문장", "확인"))
+    with pytest.raises(error, match=match):
+        ledger.holds(key, ok, shown)
+
+
+def test_holds_takes_numpy_and_torch_booleans(monkeypatch, capsys):
+    import numpy as np
+    import torch
+
+    from attnlib import sentences
+
+    monkeypatch.setitem(sentences.SENTENCES, "01_variance/test",
+                        sentences.sentence("01_variance/test", "문장", "확인"))
+    ledger.holds("01_variance/test", np.float64(2) > 1, "2 > 1")
+    ledger.holds("01_variance/test", torch.tensor(2.0) > 1, "2 > 1")
+    assert capsys.readouterr().out.count("✔ 01_variance/test: 2 > 1") == 2
+    with pytest.raises(TypeError, match="ok"):
+        ledger.holds("01_variance/test", np.array([True, True]), "x")
+
+
+def test_every_sentence_is_well_formed():
+    from attnlib.sentences import SENTENCES
+
+    for key, sent in SENTENCES.items():
+        assert key == sent.key and "/" in key and key not in claims.CLAIMS, key
+        assert sent.text == " ".join(sent.text.split()) and sent.text and sent.check, key
