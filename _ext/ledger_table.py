@@ -196,10 +196,15 @@ def _summary(claims, counts, sentences=None, held=0) -> nodes.paragraph:
         + "."
     )
     if sentences is not None:
-        text += (f" 책이 자기 데이터로 내린 결론 {len(sentences)}개 문장 — 셀이 확인한 것 {held}개"
-                 + (f", 아직 확인하지 않은 것 {len(sentences) - held}개" if held < len(sentences)
-                    else "") + ".")
+        text += " " + _sentence_summary(sentences, held).astext()
     return nodes.paragraph(text=text)
+
+
+def _sentence_summary(sentences, held) -> nodes.paragraph:
+    return nodes.paragraph(text=(
+        f"책이 자기 데이터로 내린 결론 {len(sentences)}개 문장 — 셀이 확인한 것 {held}개"
+        + (f", 아직 확인하지 않은 것 {len(sentences) - held}개" if held < len(sentences) else "")
+        + "."))
 
 
 def fill_ledger(app, doctree, docname):
@@ -224,7 +229,7 @@ def fill_ledger(app, doctree, docname):
     for ph in placeholders:
         ph.replace_self([_summary(CLAIMS, counts), table])
     for ph in sentence_tables:
-        ph.replace_self([_summary(CLAIMS, counts, SENTENCES, held), s_table])
+        ph.replace_self([_sentence_summary(SENTENCES, held), s_table])
     for ph in summaries:
         ph.replace_self(_summary(CLAIMS, counts, SENTENCES, held))
 
