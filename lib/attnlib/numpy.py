@@ -107,6 +107,10 @@ class NumpyOps:
         return x
 
     @staticmethod
+    def attach(x, *inputs):
+        return x
+
+    @staticmethod
     def is_float(x):
         return x.dtype.kind == "f"
 

@@ -31,7 +31,7 @@ import torch
 from torch.autograd.function import once_differentiable
 
 from . import functions
-from .core.attention import dropped, five_lines, probabilities
+from .core.attention import dropped, five_lines, probabilities, sum_to
 from .core.validate import attention_inputs
 from .functions import Functions
 
@@ -137,6 +137,14 @@ class TorchOps:
         return x.detach()
 
     @staticmethod
+    def attach(x, *inputs):
+        recorded = [y for y in inputs if _recorded(y)]  # None and untracked inputs add nothing
+        if not recorded:
+            return x
+        # x + the empty sum of each (a slice with no entry): 0 exactly, even beside an inf
+        return x + sum(torch.atleast_1d(y)[..., :0].sum() for y in recorded)
+
+    @staticmethod
     def is_float(x):
         return x.is_floating_point()
 
@@ -232,7 +240,8 @@ __all__ += ["AttentionFunction", "attention_autograd", "MonitorRun", "train_moni
 
 
 class AttentionFunction(torch.autograd.Function):
-    """O = attention(Q, K, V); its backward is the five-line rule on the saved P (not autograd).
+    """O = attention(Q, K, V); its backward is the five-line rule on the saved P (not autograd),
+    and a float mask, added to the scores, gets ∂L/∂S = Δ summed to its shape.
 
     ``AttentionFunction.apply(Q, K, V, scale, mask, fill, dropout_mask, p_drop, is_causal,
     fully_masked, enable_gqa)`` (the arguments after V may be left off).
@@ -249,6 +258,7 @@ class AttentionFunction(torch.autograd.Function):
             P = probabilities(ops, inputs)  # (..., n, m)
             O = dropped(P, inputs.dropout) @ inputs.V  # (..., n, m) @ (..., m, d_v)
         ctx.inputs = inputs._replace(Q=None, K=None, V=None)
+        ctx.mask_dtype = mask.dtype if isinstance(mask, torch.Tensor) else None
         ctx.save_for_backward(inputs.Q, inputs.K, inputs.V, P)
         return O
 
@@ -259,7 +269,10 @@ class AttentionFunction(torch.autograd.Function):
         inputs = ctx.inputs._replace(Q=Q, K=K, V=V, G=G.to(Q.dtype))
         with torch.no_grad():
             grads = five_lines(ops, inputs, P=P)
-        return (grads.dQ, grads.dK, grads.dV) + (None,) * 8
+            dmask = None
+            if ctx.needs_input_grad[4] and inputs.bias is not None:  # S = scale · Q Kᵀ + mask
+                dmask = sum_to(ops, grads.delta, inputs.bias.shape).to(ctx.mask_dtype)
+        return (grads.dQ, grads.dK, grads.dV, None, dmask) + (None,) * 6
 
 
 def attention_autograd(Q, K, V, *, scale=None, mask=None, fill=-math.inf, is_causal=False,

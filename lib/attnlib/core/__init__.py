@@ -22,6 +22,9 @@ reference implementations are ``attnlib.numpy.NumpyOps`` and ``attnlib.torch.Tor
 ``sum max any (x, axis=None, keepdims)``   reductions
 ``where mT eye einsum stack copy``         as in NumPy (``mT`` swaps the last two axes)
 ``broadcast_to detach``                    ``detach``: the array without its autograd history
+``attach(x, *inputs)``                     ``x``, made a node of the inputs' autograd graph
+                                           (gradient 0; NumPy: ``x``): a result filled block by
+                                           block stays differentiable when no block is filled
 ``exp_ isub imul idiv``                    ``exp``, ``x − y``, ``x · y``, ``x / y`` in ``x``'s own
                                            buffer (``operator.isub`` …) unless autograd records
                                            ``x`` or ``y``; only where ``attnlib.measure`` shows

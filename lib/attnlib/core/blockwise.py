@@ -31,8 +31,8 @@ from .validate import attention_inputs
 
 class OnlineSteps(NamedTuple):
     """The online softmax after each key block (axis 0 of the arrays): ``stop`` (keys seen so far),
-    running max s_max and sum l (..., n), acc = Σ_j e^{S_ij − s_max} (M/(1−p))_ij V_j,
-    O = acc / l."""
+    running max s_max (a shift: no gradient) and sum l (..., n),
+    acc = Σ_j e^{S_ij − s_max} (M/(1−p))_ij V_j, O = acc / l."""
 
     stop: Any
     s_max: Any
@@ -50,8 +50,8 @@ def attention_blockwise(xp, Q, K, V, *, block_q, block_k, scale=None, mask=None,
                               dropout_mask=dropout_mask, p_drop=p_drop)
     bq, bk = _block_size(block_q, "block_q"), _block_size(block_k, "block_k")
     n, m = inputs.Q.shape[-2], inputs.K.shape[-2]
-    O = xp.zeros(inputs.O_shape, inputs.Q)  # (..., n, d_v)
-    lse = xp.zeros(inputs.S_shape[:-1], inputs.Q)  # (..., n)
+    O = _zeros_in_graph(xp, inputs, inputs.O_shape)  # (..., n, d_v)
+    lse = _zeros_in_graph(xp, inputs, inputs.S_shape[:-1])  # (..., n)
     for rows in _blocks(n, bq):
         s_max, l_i, acc = _online_start(xp, inputs, rows)
         for cols in _blocks(m, bk):
@@ -99,9 +99,9 @@ def attention_blockwise_backward(xp, G, Q, K, V, O, lse, *, block_q, block_k, sc
     quiet = quiet_rows(xp, inputs, G)  # (..., n) or None: fully masked rows that add nothing
     if quiet is not None:
         r = xp.where(quiet, 0.0, r)
-    dQ = xp.zeros(batch + (n, Q.shape[-1]), Q)  # (..., n, d_k)
-    dK = xp.zeros(batch + (m, K.shape[-1]), Q)  # (..., m, d_k)
-    dV = xp.zeros(batch + (m, V.shape[-1]), Q)  # (..., m, d_v)
+    dQ = _zeros_in_graph(xp, inputs, batch + (n, Q.shape[-1]), O, lse)  # (..., n, d_k)
+    dK = _zeros_in_graph(xp, inputs, batch + (m, K.shape[-1]), O, lse)  # (..., m, d_k)
+    dV = _zeros_in_graph(xp, inputs, batch + (m, V.shape[-1]), O, lse)  # (..., m, d_v)
     for cols in _blocks(m, bk):  # outer loop over keys: dK_j and dV_j stay in one place
         K_j, V_j = K[..., cols, :], V[..., cols, :]  # (..., bk, d_k), (..., bk, d_v)
         for rows in _blocks(n, bq):
@@ -160,6 +160,14 @@ def _online_step(xp, inputs, s_max, l_i, acc, *, rows, cols):
 def _block_size(x, name):
     """A block size: a positive integer, else ValueError naming it."""
     return validate.positive_int(x, name)
+
+
+def _zeros_in_graph(xp, inputs, shape, *saved):
+    """Zeros for the blocks to fill, attached to the autograd graph of the inputs (and of the saved
+    O, lse): where every block is skipped, torch autograd still finds the result and gives zero
+    gradients, as SDPA does for a fully masked row."""
+    return xp.attach(xp.zeros(shape, inputs.Q), inputs.Q, inputs.K, inputs.V, inputs.bias,
+                     inputs.G, *saved)
 
 
 def _blocks(size, b):
