@@ -131,3 +131,15 @@ def test_integers_promoted_not_truncated(B):
     # NumPy promotes to float64; torch to its default float dtype (float32 unless changed)
     np.testing.assert_allclose(np.asarray(O), np.asarray(O_ref), rtol=1e-6)
     assert 0 < float(P.min()) < 1
+
+
+@pytest.mark.parametrize("bad", [[], "1, 2", 3.0, [1.0, float("nan")], [1.0, "x"]])
+def test_multipliers_must_be_numbers(B, bad):
+    """The α sweeps name their argument for an empty, scalar, text or non-finite list."""
+    rng = np.random.default_rng(0)
+    Q, K, V, G = (rng.standard_normal(s) for s in [(3, 4), (5, 4), (5, 2), (3, 2)])
+    for call in (lambda: B.row_collapse(G, Q, K, V, bad),
+                 lambda: B.multiplier_stats(Q[0], bad),
+                 lambda: B.multiplier_grad_norms(G, Q, K, V, bad)):
+        with pytest.raises(ValueError, match="multipliers"):
+            call()

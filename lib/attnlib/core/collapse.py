@@ -31,8 +31,8 @@ def row_collapse(xp, G, Q, K, V, multipliers):
     """For each α: RowStats of every query row (arrays shaped (len(multipliers), ..., n))."""
     d_k = validate.array(xp, Q, "Q", min_ndim=2).shape[-1]
     rows = []
-    for alpha in multipliers:
-        parts = attention_backward_parts(xp, G, Q, K, V, scale=float(alpha) / math.sqrt(d_k))
+    for alpha in validate.numbers(multipliers, "multipliers"):
+        parts = attention_backward_parts(xp, G, Q, K, V, scale=alpha / math.sqrt(d_k))
         m = parts.P.shape[-1]
         rows.append((
             xp.max(parts.P, axis=-1),  # (..., n)

@@ -50,8 +50,8 @@ def multiplier_stats(xp, S, multipliers, *, d_k=1):
     """For each α: P = softmax(α S / sqrt(d_k)) and its max p, entropy H(p), max_ij |J_ij|."""
     S = validate.array(xp, S, "S", min_ndim=1)
     rows = []
-    for alpha in multipliers:
-        P = row_softmax(xp, S * (float(alpha) / math.sqrt(d_k)))  # (..., m)
+    for alpha in validate.numbers(multipliers, "multipliers"):
+        P = row_softmax(xp, S * (alpha / math.sqrt(d_k)))  # (..., m)
         J = softmax_jacobian(xp, P)  # (..., m, m)
         rows.append((xp.max(P, axis=-1), entropy(xp, P), xp.max(xp.max(xp.abs(J), -1), -1)))
     return MultiplierStats(*(xp.stack(col) for col in zip(*rows, strict=True)))
@@ -64,8 +64,8 @@ def multiplier_grad_norms(xp, G, Q, K, V, multipliers, *, mask=None, fill=NEG_IN
     """
     d_k = validate.array(xp, Q, "Q", min_ndim=2).shape[-1]
     rows = []
-    for alpha in multipliers:
-        parts = attention_backward_parts(xp, G, Q, K, V, scale=float(alpha) / math.sqrt(d_k),
+    for alpha in validate.numbers(multipliers, "multipliers"):
+        parts = attention_backward_parts(xp, G, Q, K, V, scale=alpha / math.sqrt(d_k),
                                          mask=mask, fill=fill)
         rows.append((xp.max(parts.P),) + tuple(xp.sqrt(xp.sum(g * g))
                                                for g in (parts.dQ, parts.dK, parts.dV)))

@@ -67,6 +67,16 @@ def number(x, name):
     return v
 
 
+def numbers(xs, name):
+    """A non-empty sequence of finite real numbers (e.g. the multipliers α), else ValueError."""
+    if isinstance(xs, (str, bytes)) or not hasattr(xs, "__iter__"):
+        raise ValueError(f"{name} must be a non-empty list of numbers, got {xs!r}")
+    values = [number(x, name) for x in xs]
+    if not values:
+        raise ValueError(f"{name} must be a non-empty list of numbers, got an empty one")
+    return values
+
+
 def positive_int(x, name):
     """A positive integer, else ValueError naming ``name``."""
     try:
