@@ -743,3 +743,137 @@ def test_every_chapter_ends_with_two_to_four_exercises():
         for q in questions:
             base = q[: -len("-q")]
             assert {f"{base}-sol-start", f"{base}-sol", f"{base}-sol-end"} <= set(ex), base
+
+
+# ------------------------------------------------------ what the solutions promise is true ----
+
+
+def _markdown(cell_id):
+    """The source of the markdown cell ``cell_id`` in the chapters."""
+    for path in CHAPTERS:
+        for cell in _cells(path):
+            if cell.get("id") == cell_id:
+                return _source(cell)
+    raise KeyError(cell_id)
+
+
+def _softmax(S, *, max_keepdims=True, sum_keepdims=True, global_max=False):
+    E = np.exp(S - (S.max() if global_max else S.max(-1, keepdims=max_keepdims)))
+    return E / E.sum(-1, keepdims=sum_keepdims)
+
+
+def _lse_slip(G, Q, K, V, O, lse):
+    s = scale(Q)
+    P = np.exp(Q @ swap(K) * s - lse)  # lse along the columns
+    D = P * (G @ swap(V) - (G * O).sum(-1, keepdims=True))
+    return D @ K * s, swap(D) @ Q * s, swap(P) @ G
+
+
+def _ln_torch_std(G, x):
+    x, G = torch.as_tensor(x), torch.as_tensor(G)
+    xc = x - x.mean(-1, keepdim=True)
+    sigma = x.std(-1, keepdim=True)  # torch's default: d − 1
+    y = xc / sigma
+    return (G - G.mean(-1, keepdim=True) - y * (G * y).mean(-1, keepdim=True)) / sigma
+
+
+# (solution cell, the sentence that promises, the checker, [(a mistake it names, its hint)])
+PROMISES = [
+    ("ex-02-1-sol-start", "검사기의 힌트가 두 실수를", check.softmax, [
+        (lambda S: _softmax(S, max_keepdims=False), "keepdims"),
+        (lambda S: _softmax(S, sum_keepdims=False), "keepdims"),
+        (lambda S: _softmax(S, max_keepdims=False, sum_keepdims=False), "keepdims"),
+        (lambda S: _softmax(S, global_max=True), "global_max"),
+    ]),
+    ("ex-03-1-sol-start", "부호를 뒤집거나 대각 성분만 넣는 실수는 검사기가 힌트로",
+     check.softmax_jacobian, [
+        (lambda p: p[..., :, None] * p[..., None, :] - p[..., :, None] * np.eye(p.shape[-1]),
+         "jac_sign"),
+        (lambda p: (p - p * p)[..., :, None] * np.eye(p.shape[-1]), "jac_diag_only"),
+    ]),
+    ("ex-06-1-sol-start", "`.T` 를 쓰면 모든 축이 뒤집혀 틀린다는 것도 검사기가",
+     check.pv_backward, [
+         (lambda G, P, V: (P.T @ G, G @ V.T), "batch_axes"),
+         (lambda G, P, V: (P.T @ G if P.ndim == 2 else (swap(P) @ G).T, G @ swap(V)),
+          "reversed_axes"),
+     ]),
+    ("ex-08-1-sol-start", "단순 평균으로 두거나 축을 바꾸는 실수는 검사기가 힌트로",
+     check.softmax_vjp, [
+        (lambda P, U: P * (U - U.mean(-1, keepdims=True)), "r_without_P"),
+        (lambda P, U: P * (U - (P * U).sum(-2, keepdims=True)), "r_axis"),
+    ]),
+    ("ex-14-1-sol-start", "검사기가 그것도 알아봅니다", check.layernorm_backward, [
+        (_ln_torch_std, "ln_unbiased"),
+    ]),
+    ("ex-15-1-sol-start", "검사기의 첫 경우가 $n = m$ 이라 그것을 잡습니다", check.lse_backward, [
+        (_lse_slip, "lse_axis"),
+    ]),
+    ("ex-18-1-sol-start", "실수는 검사기가 알아봅니다", check.blockwise_backward, [
+        (_bw(r_block=True), "block_r"),
+        (_bw(overwrite=True), "block_overwrite"),
+        (_bw(block_softmax=True), "block_softmax"),
+    ]),
+]
+
+
+@pytest.mark.parametrize("cell_id, sentence, checker, mistakes",
+                         [pytest.param(*p, id=p[0]) for p in PROMISES])
+def test_every_hint_a_solution_promises_is_given(cell_id, sentence, checker, mistakes):
+    assert sentence in flat(_markdown(cell_id)), cell_id
+    for fn, hint in mistakes:
+        text = graded(checker, fn)
+        assert fails_with(text, hint), text
+
+
+def test_promised_cases_come_where_the_solutions_say():
+    # 02-1: the second case is square; 15-1: the first is n = m
+    text = graded(check.softmax, lambda S: _softmax(S, max_keepdims=False))
+    assert text.startswith("✘ check.softmax: 경우 2/") and "S (4, 4)" in text, text
+    text = graded(check.lse_backward, _lse_slip)
+    assert text.startswith("✘ check.lse_backward: 경우 1/") and "Q (4, 8), K (4, 8)" in text, text
+    # 07-1: the first case is the article's small example, so a mistake shows on its shapes
+    assert "틀리면 그 예제의 shape 로 먼저 알려 줍니다" in flat(_markdown("ex-07-1-sol-start"))
+    text = graded(check.attention_backward, lambda G, Q, K, V: A.attention_backward(G, Q, K, V,
+                                                                                    scale=1.0))
+    assert "경우 1/" in text and "G (2, 2), Q (2, 4), K (3, 4), V (3, 2)" in text, text
+    # 17-1: rising keys (the max moves in every block) and scores large enough to overflow
+    promised = "키를 오름차순으로 늘어놓은 경우와 $e^S$ 가 넘칠 만큼 점수가 큰 경우를 시험합니다"
+    assert promised in flat(_markdown("ex-17-1-sol-start"))
+    checker, fn = correct(A)["online_softmax"]
+    assert "블록마다 최댓값이 바뀜, 점수가 수천" in flat(graded(checker, fn))
+
+
+def test_the_given_buggy_cells_get_what_their_solutions_say():
+    """11-2: the checker shows dK's error 0.5 = 1 − 1/√d_k on the small example."""
+    assert "검사기가 보여 준 최대 오차 0.5" in flat(_markdown("ex-11-2-sol-start"))
+    given = next(_source(c) for p, c in _exercise_cells() if c["id"] == "ex-11-2-given")
+    out = io.StringIO()
+    with strict(), contextlib.redirect_stdout(out):
+        exec(compile(given, "<given>", "exec"), {"__name__": "__given__"})
+    assert "dK: 최대 오차 0.5 " in flat(out.getvalue()), out.getvalue()
+    assert fails_with(out.getvalue(), "dK_double_scale"), out.getvalue()
+
+
+def test_exercise_statements_say_what_the_checkers_grade():
+    """The scale, the memory limit, large scores, float32: each checked, each stated."""
+    stated = {
+        "ex-17-1-q": ["S = QK^{\\mathsf T}/\\sqrt{d_k}", "tracemalloc", "점수가 수천이어도"],
+        "ex-17-2-q": ["n\\times m$ 배열은 만들지 않습니다", "n > m"],
+        "ex-18-1-q": ["/\\sqrt{d_k}", "tracemalloc", "점수가 큰 행"],
+        "ex-18-2-q": ["n\\times m$ 배열은", "n > m"],
+        "ex-07-1-q": ["점수가 수천인 행도"],
+        "ex-09-1-q": ["S = QK^{\\mathsf T}/\\sqrt{d_k}", "점수가 수천인 행도"],
+        "ex-09-2-q": ["점수가 수천인 행도"],
+        "ex-10-1-q": ["\\sqrt{d_k}", "점수가 수천인 행도"],
+        "ex-14-1-q": ["float32"],
+        "ex-15-1-q": ["\\sqrt{d_k}", "점수가 큰 행"],
+    }
+    for cell_id, phrases in stated.items():
+        text = flat(_markdown(cell_id))
+        for phrase in phrases:
+            assert phrase in text, (cell_id, phrase)
+    heads = [_source(c) for p in CHAPTERS for c in _cells(p) if c.get("id", "").endswith("-head")
+             and "attnlib.check" in _source(c)]
+    assert len(heads) >= 12
+    for head in heads:
+        assert "받은 입력 배열을 그대로 두는지" in head and "호출마다 새것인지" in head, head
