@@ -599,8 +599,12 @@ class _Complex(TypeError):
 
 def _to_numpy(x):
     """(float64 copy, the dtype's name, the NumPy array x is or views, else None)."""
+    if hasattr(x, "toarray"):  # a SciPy sparse matrix
+        x = x.toarray()
     if hasattr(x, "detach"):  # a torch tensor, perhaps requiring grad, on a device, bfloat16
         t = x.detach()
+        if t.is_sparse:
+            t = t.to_dense()
         dtype = str(t.dtype).removeprefix("torch.")
         if t.is_complex():
             raise _Complex(dtype)

@@ -17,9 +17,9 @@ HINTS = {
     "keepdims": "행마다 구한 값(최댓값, 합, r, lse)을 keepdims=True 나 [..., None] 없이 빼거나 "
                 "나눠서, 행의 값이 열 방향으로 퍼졌습니다. 정사각 입력에서는 오류 없이 조용히 "
                 "틀립니다.",
-    "keepdims_crash": "shape {small} 인 행마다의 값을 shape {big} 인 배열에서 빼거나 나누려 "
-                      "했습니다. keepdims=True 나 [..., None] 으로 마지막 축을 남겨 {fixed} 로 "
-                      "만들면 행을 따라 브로드캐스트됩니다.",
+    "keepdims_crash": "shape {small} 인 행마다의 값을 shape {big} 인 배열과 계산하려 했습니다. "
+                      "keepdims=True 나 [..., None] 으로 마지막 축을 남겨 {fixed} 로 만들면 행을 "
+                      "따라 브로드캐스트됩니다.",
     # the softmax Jacobian
     "jac_sign": "부호가 반대입니다: J = diag(p) − p pᵀ.",
     "jac_no_diag": "diag(p) 를 빠뜨렸습니다: J = diag(p) − p pᵀ.",
@@ -51,7 +51,8 @@ HINTS = {
                      "쓰세요.",
     "batch_axes": "앞에 붙은 축이 더 적은 경우는 통과했는데, 축이 더 붙자 틀렸습니다. .T 는 모든 "
                   "축을 뒤집으니 swapaxes(-1, -2) (torch 는 .mT) 를 쓰고, 축은 axis=-1 처럼 "
-                  "끝에서 세고, einsum 에는 ... 을 쓰세요.",
+                  "끝에서 세고, einsum 에는 ... 을 쓰세요. 배치·헤드 축을 reshape 로 행에 섞으면 "
+                  "질의가 다른 헤드의 키까지 봅니다.",
     "order": "값은 맞지만 출력의 순서가 다릅니다. {names} 순서의 튜플로 돌려주세요.",
     "low_precision": "{name} 를 {dtype} 로 돌려줬습니다. 이 경우의 입력은 {case} 이니 같은 "
                      "정밀도로 계산해 돌려주세요.",
@@ -60,15 +61,16 @@ HINTS = {
                     "보세요.",
     # what the function does besides its outputs
     "mutated": "함수가 받은 {names} 를 제자리에서 고쳤습니다 (S -= …, x -= mean, Q *= scale, "
-               "np.exp(S, out=S) 처럼). 부른 쪽은 같은 배열을 다시 쓰니, 입력은 그대로 두고 새 "
-               "배열에 계산하세요 (S = S - …).",
+               "np.exp(S, out=S), torch 의 Q.mul_(…) 처럼). 부른 쪽은 같은 배열을 다시 쓰니, "
+               "입력은 그대로 두고 새 배열에 계산하세요 (S = S - …).",
     "alias": "돌려준 배열이 입력의 view 라서, 받은 쪽이 출력을 고치면 입력도 바뀝니다 (거꾸로도). "
              "새 배열을 만들어 돌려주세요.",
     "reused_output": "함수가 호출마다 같은 배열(전역 변수, 기본 인자 out=np.zeros(…), "
                      "캐시)에 결과를 써서 돌려줍니다. 앞에서 받은 결과가 다음 호출에 "
                      "덮어써집니다. 호출마다 새 배열을 만드세요.",
-    "memory": "최대 메모리가 n×m 배열의 몫만큼 큽니다: 점수 S 나 P 전체를 만들었거나, 블록의 "
-              "배열을 모아 두었습니다. 블록 하나의 배열만 만들고, 다음 블록으로 넘어가면 버리세요.",
+    "memory": "최대 메모리가 n×m float64 배열의 절반을 넘었습니다. 점수 S 나 P 같은 n×m 배열을 "
+              "통째로 만들었거나 블록들의 배열을 모아 두었습니다. 블록 하나의 배열만 만들고, 다음 "
+              "블록으로 넘어가면 버리세요.",
     # the scale
     "no_scale": "dQ, dK 에 1/√d_k 를 곱하지 않았습니다. 순전파의 S = QKᵀ/√d_k 를 거꾸로 지나며 "
                 "한 번 곱해야 합니다.",
@@ -129,9 +131,10 @@ HINTS = {
     "ln_no_sigma": "1/σ 를 곱하지 않았습니다.",
     "ln_unbiased": "σ 를 d − 1 로 나눠 (표본 표준편차로) 구했습니다. LayerNorm 은 d 로 나눕니다 "
                    "(np.std 의 기본값입니다. torch.std 는 기본이 d − 1 입니다).",
-    "ln_one_pass": "float64 에서는 통과한 평균 50, 표준편차 0.1 인 x 가 float32 에서 틀렸습니다. "
-                   "분산을 E[x²] − E[x]² 로 구하면 2500 근처의 두 수의 차라 float32 의 유효숫자가 "
-                   "거의 다 사라집니다. 평균을 먼저 빼고 (x − μ)² 를 평균하세요.",
+    "ln_one_pass": "float64 에서는 통과한 입력이 float32 에서 틀렸습니다. 분산을 E[x²] − E[x]² "
+                   "로 구하면, 평균이 표준편차보다 훨씬 큰 x (이 검사기에서는 평균 50, 표준편차 "
+                   "0.1) 에서 2500 근처의 비슷한 두 수를 빼게 되어 float32 의 유효숫자가 거의 다 "
+                   "사라집니다. 평균을 먼저 빼고 (x − μ)² 를 평균하세요.",
     # LSE
     "lse_axis": "lse 를 열 방향으로 뺐습니다. lse 는 행마다 하나이니 S − lse[..., None] 입니다.",
     "lse_missing": "P 를 e^S 로 두었습니다. 되살린 P 는 e^(S − lse) 입니다.",
@@ -153,11 +156,11 @@ HINTS = {
     "online_lse_overflow": "lse 를 log(ℓ · e^(s_max)) 로 구해, 점수가 큰 행에서 e^(s_max) 가 "
                            "넘쳤습니다. 로그 밖에서 더하세요: lse = s_max + log ℓ.",
     "tail_block": "블록 크기가 n 이나 m 을 나누지 않을 때 마지막의 짧은 블록을 빠뜨렸습니다. "
-                  "range(0, m, block_k) 로 돌면 마지막 블록은 K[..., j:j + block_k, :] 의 "
-                  "슬라이스가 저절로 짧게 잘라 줍니다.",
+                  "range(0, m, block_k) 로 돌고 K[..., j:j+block_k, :] 처럼 자르면 마지막 블록은 "
+                  "저절로 짧아집니다 (질의 블록도 같습니다).",
     "causal_missing": "인과 마스크를 걸지 않았습니다. 질의 i 는 키 j ≤ i 만 봅니다.",
-    "causal_lower_right": "인과 마스크를 오른쪽 아래에 맞췄습니다 (m 이 키의 수일 때 "
-                          "j ≤ i + m − n, flash-attention 식). 여기서는 SDPA 의 is_causal 처럼 "
+    "causal_lower_right": "인과 마스크를 오른쪽 아래에 맞췄습니다 (질의 n 개, 키 m 개에서 "
+                          "j ≤ i + m − n; flash-attention 식). 여기서는 SDPA 의 is_causal 처럼 "
                           "왼쪽 위 (j ≤ i) 입니다.",
     "causal_strict": "대각선까지 가렸습니다. 질의 i 는 자기 자리 j = i 를 봅니다 (j ≤ i).",
     # the blockwise backward
