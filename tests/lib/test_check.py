@@ -134,6 +134,9 @@ def test_correct_answers_pass_in_both_backends_and_dtypes(name, backend):
     assert passes(text), text
     assert "오차: float32 < 1e-4, float64 < 1e-10" in text
     assert ("torch 텐서" if backend == "torch" else "NumPy 배열") in text.splitlines()[0]
+    if name in ("online_softmax", "blockwise_backward"):  # memory: measured for NumPy only
+        measured = "메모리: 재지 않았습니다" if backend == "torch" else "에서 최대 < 1 MiB"
+        assert measured in flat(text), text
 
 
 @pytest.mark.parametrize("backend", ["numpy", "torch"])
@@ -210,12 +213,6 @@ def test_causal_success_lists_n_at_least_m_and_large_scores():
         Q, K, V, block_q=64, block_k=bk, is_causal=True), causal=True))
     for kind in ("인과 마스크 (j ≤ i)", "n > m", "n = m", "블록마다 최댓값이 바뀜", "점수가 수천"):
         assert kind in text, (kind, text)
-
-
-def test_memory_is_not_claimed_for_torch_tensors():
-    checker, fn = correct(T)["online_softmax"]
-    text = flat(graded(checker, fn, backend="torch"))
-    assert passes(text) and "메모리: 재지 않았습니다" in text, text
 
 
 def test_printed_lines_fit_72_columns():

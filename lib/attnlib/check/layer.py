@@ -258,7 +258,7 @@ def _dropout_spec():
         return C.case({**x, "M": (keep >= p_drop).astype(np.float64), "p_drop": p_drop}, *tags,
                       note=note)
 
-    cases = [dropped(1, (), 4, 6, 8, 3, 0.25, "p_drop = 0.25", "n ≠ m"),
+    cases = [dropped(1, (), 4, 6, 8, 3, 0.25, "n ≠ m", "p_drop = 0.25"),
              dropped(2, (), 2, 3, 4, 2, 0.5, "0.5", inputs=C.small_example()),
              dropped(3, (2, 3), 5, 4, 8, 5, 0.1, "0.1", "(B, H, ·, ·)"),
              dropped(4, (), 5, 6, 8, 3, 0.25, "점수가 수천인 행",
