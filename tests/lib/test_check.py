@@ -1,6 +1,8 @@
-"""attnlib.check, the exercises' grader: correct answers pass in both backends and both dtypes,
-typical wrong answers (mutants) fail with the hint that names their mistake, misuse prints a
-message, and every solution published in a chapter passes its checker.
+"""attnlib.check, the exercises' grader: correct answers pass in both backends and both dtypes
+(under the strictest floating-point settings), typical wrong answers (mutants) fail with the hint
+that names their mistake, misuse prints a message, every solution published in a chapter passes
+its checker, and every hint a solution promises is given. ``test_check_wrong.py`` holds wrong
+answers by class.
 
 The mutants are written here the way a reader would write them, independently of the float64
 variants the checkers compare against.
@@ -12,7 +14,9 @@ import contextlib
 import io
 import json
 import math
+import re
 import unicodedata
+import warnings
 from pathlib import Path
 
 import numpy as np
@@ -29,12 +33,33 @@ ROOT = Path(__file__).resolve().parents[2]
 CHAPTERS = sorted((ROOT / "chapters").glob("part*/*.ipynb"))
 
 
+@contextlib.contextmanager
+def strict():
+    """The strictest settings a reader may have: every floating-point error raises, every
+    warning is an error."""
+    old = np.seterr(all="raise")
+    try:
+        with warnings.catch_warnings():
+            warnings.simplefilter("error")
+            yield
+    finally:
+        np.seterr(**old)
+
+
 def graded(checker, fn, **kw) -> str:
-    """What ``checker(fn, **kw)`` prints; it must not raise."""
+    """What ``checker(fn, **kw)`` prints under ``strict()`` settings; it must not raise, and
+    every printed line fits the page's 72 columns."""
     out = io.StringIO()
-    with contextlib.redirect_stdout(out):
+    with strict(), contextlib.redirect_stdout(out):
         assert checker(fn, **kw) is None
-    return out.getvalue()
+    text = out.getvalue()
+    for line in text.splitlines():
+        assert columns(line) <= 72, line
+    return text
+
+
+def columns(line):
+    return len(line) + sum(unicodedata.east_asian_width(ch) in "WF" for ch in line)
 
 
 def flat(text):
@@ -47,7 +72,14 @@ def passes(text):
 
 
 def fails_with(text, hint):
-    return text.startswith("✘") and flat(f"힌트: {HINTS[hint]}") in flat(text)
+    """Failed with the hint ``hint`` (its ``{…}`` fields may hold anything)."""
+    pattern = ".+?".join(re.escape(part) for part in re.split(r"\{\w+\}", flat(HINTS[hint])))
+    return text.startswith("✘") and re.search("힌트: " + pattern, flat(text)) is not None
+
+
+def fails_silently(text):
+    """Failed without a hint: the grader did not identify the mistake and says nothing."""
+    return text.startswith("✘") and "힌트:" not in text
 
 
 def swap(x):
@@ -87,7 +119,7 @@ def correct(B):
         "lse_backward": (check.lse_backward, lambda G, Q, K, V, O, lse: B.attention_backward_lse(
             G, Q, K, V, O, lse)),
         "online_softmax": (check.online_softmax, lambda Q, K, V, bk: B.attention_blockwise(
-            Q, K, V, block_q=3, block_k=bk)),
+            Q, K, V, block_q=64, block_k=bk)),
         "blockwise_backward": (check.blockwise_backward,
                                lambda G, Q, K, V, O, lse, bq, bk: B.attention_blockwise_backward(
                                    G, Q, K, V, O, lse, block_q=bq, block_k=bk)),
@@ -102,13 +134,16 @@ def test_correct_answers_pass_in_both_backends_and_dtypes(name, backend):
     assert passes(text), text
     assert "오차: float32 < 1e-4, float64 < 1e-10" in text
     assert ("torch 텐서" if backend == "torch" else "NumPy 배열") in text.splitlines()[0]
+    if name in ("online_softmax", "blockwise_backward"):  # memory: measured for NumPy only
+        measured = "메모리: 재지 않았습니다" if backend == "torch" else "에서 최대 < 1 MiB"
+        assert measured in flat(text), text
 
 
 @pytest.mark.parametrize("backend", ["numpy", "torch"])
 def test_causal_answers_pass(backend):
     B = A if backend == "numpy" else T
     text = graded(check.online_softmax, lambda Q, K, V, bk: B.attention_blockwise(
-        Q, K, V, block_q=2, block_k=bk, is_causal=True), causal=True, backend=backend)
+        Q, K, V, block_q=64, block_k=bk, is_causal=True), causal=True, backend=backend)
     assert passes(text), text
     text = graded(check.blockwise_backward, lambda G, Q, K, V, O, lse, bq, bk:
                   B.attention_blockwise_backward(G, Q, K, V, O, lse, block_q=bq, block_k=bk,
@@ -121,20 +156,69 @@ def test_a_torch_function_is_found_without_being_asked():
     assert passes(text) and "torch 텐서" in text, text
 
 
+def test_strict_floating_point_settings_do_not_make_a_checker_raise():
+    """Every checker, a correct answer, np.seterr(all="raise") and warnings as errors: it passes
+    (``graded`` runs under those settings everywhere; here they are spelled out)."""
+    answers = [(checker, fn, {}) for checker, fn in correct(A).values()]
+    answers += [(check.online_softmax, lambda Q, K, V, bk: A.attention_blockwise(
+        Q, K, V, block_q=64, block_k=bk, is_causal=True), {"causal": True}),
+                (check.blockwise_backward, lambda G, Q, K, V, O, lse, bq, bk:
+                 A.attention_blockwise_backward(G, Q, K, V, O, lse, block_q=bq, block_k=bk,
+                                                is_causal=True), {"causal": True})]
+    for checker, fn, kw in answers:
+        out = io.StringIO()
+        old = np.seterr(all="raise")
+        try:
+            with warnings.catch_warnings(), contextlib.redirect_stdout(out):
+                warnings.simplefilter("error")
+                checker(fn, **kw)
+        finally:
+            np.seterr(**old)
+        assert passes(out.getvalue()), out.getvalue()
+
+
 def test_success_states_what_was_covered_and_bounds_not_digits():
     text = graded(check.softmax_vjp, lambda P, U: A.softmax_vjp(P, U))
     assert text.splitlines() == [
         "✔ check.softmax_vjp: 통과 (7가지 경우, NumPy 배열)",
-        "  시험한 것: (n, m) n ≠ m, (m,), (B, H, n, m), P = 0 인 자리",
+        "  시험한 것: (n, m) n ≠ m, n = m, P = 0 인 자리, (m,), (B, H, n, m)",
+        "  모든 경우에서: 입력을 바꾸지 않음, 호출마다 새 출력 배열",
         "  오차: float32 < 1e-4, float64 < 1e-10",
     ]
+
+
+@pytest.mark.parametrize("name, kinds", [
+    ("softmax", ["점수가 수백", "행마다 크기가 1600 다른 점수", "−inf"]),
+    ("attention_backward", ["점수가 수천인 행"]),
+    ("mask_replace", ["점수가 수천인 행", "모든 키를 가린 행"]),
+    ("mask_add", ["점수가 수천인 행"]),
+    ("dropout_backward", ["점수가 수천인 행"]),
+    ("lse_backward", ["점수가 수천인 행"]),
+    ("layernorm_backward", ["평균이 큰 x (float32 로도)"]),
+    ("online_softmax", ["블록마다 최댓값이 바뀜", "점수가 수천", "block_k 가 m 을 나누지 않음",
+                        "메모리: n = 256, m = 1024, block_k = 32 에서 최대 < 1 MiB"]),
+    ("blockwise_backward", ["점수가 수천인 행", "블록 크기가 n, m 을 나누지 않음",
+                            "메모리: n = m = 512, 블록 64×64 에서 최대 < 1 MiB"]),
+])
+def test_success_lists_the_kinds_of_case_run(name, kinds):
+    checker, fn = correct(A)[name]
+    text = flat(graded(checker, fn))
+    for kind in kinds:
+        assert kind in text, (kind, text)
+    assert "입력을 바꾸지 않음, 호출마다 새 출력 배열" in text
+
+
+def test_causal_success_lists_n_at_least_m_and_large_scores():
+    text = flat(graded(check.online_softmax, lambda Q, K, V, bk: A.attention_blockwise(
+        Q, K, V, block_q=64, block_k=bk, is_causal=True), causal=True))
+    for kind in ("인과 마스크 (j ≤ i)", "n > m", "n = m", "블록마다 최댓값이 바뀜", "점수가 수천"):
+        assert kind in text, (kind, text)
 
 
 def test_printed_lines_fit_72_columns():
     for fn in (lambda P, U: A.softmax_vjp(P, U), lambda P, U: P * U, 3):
         for line in graded(check.softmax_vjp, fn).splitlines():
-            wide = sum(unicodedata.east_asian_width(ch) in "WF" for ch in line)
-            assert len(line) + wide <= 72, line
+            assert columns(line) <= 72, line
 
 
 # ------------------------------------------------------------------------------ mutants ----
@@ -165,8 +249,9 @@ MUTANTS = {
         ("no_P", lambda P, U: U - (P * U).sum(-1, keepdims=True)),
         ("no_r", lambda P, U: P * U),
         ("r_axis", lambda P, U: P * (U - (P * U).sum(-2, keepdims=True))),
+        ("r_global", lambda P, U: P * (U - np.sum(P * U))),
         ("sign", lambda P, U: P * ((P * U).sum(-1, keepdims=True) - U)),
-        ("keepdims", _no_keepdims_vjp),  # (3, 5) raises a broadcasting error
+        ("keepdims_crash", _no_keepdims_vjp),  # (3, 5) raises a broadcasting error
     ],
     "normalized_entropy": [
         ("zero_log_zero", lambda P: (-(P * np.log(P)).sum(-1) / np.log(P.shape[-1])).mean(-1)),
@@ -471,16 +556,25 @@ def test_every_checker_has_three_mutants():
 
 
 def test_every_hint_is_reachable():
+    from test_check_wrong import HINTED
+
     used = {h for ms in MUTANTS.values() for h, _ in ms}
     used |= {h for h, _ in CAUSAL_ONLINE + CAUSAL_BLOCKWISE}
     used |= {"reversed_axes"}  # test_misuse below
+    used |= HINTED
     assert set(HINTS) - used == set()
+
+
+def test_every_hint_formats():
+    for key, text in HINTS.items():
+        fields = re.findall(r"\{(\w+)\}", text)
+        assert text.format(**dict.fromkeys(fields, "x")), key
 
 
 def test_failure_names_case_output_and_bound():
     text = graded(check.attention_backward, _folded)
     lines = text.splitlines()
-    assert lines[0] == "✘ check.attention_backward: 경우 1/5 에서 틀렸습니다."
+    assert lines[0] == "✘ check.attention_backward: 경우 1/6 에서 틀렸습니다."
     assert lines[1].startswith("  입력: G (2, 2), Q (2, 4), K (3, 4), V (3, 2) — float64")
     assert "  dK: 최대 오차 0.5 (기준값의 최대 크기에 대한 비; 허용 < 1e-10)." in lines
     assert "dQ:" not in text and "dV:" not in text
@@ -509,9 +603,42 @@ def test_misuse_prints_and_never_raises():
     text = graded(check.softmax_vjp, lambda P, U: None)
     assert "아무것도 돌려주지 않았습니다" in flat(text)
     text = graded(check.softmax_vjp, lambda P, U: "Δ")
-    assert "숫자 배열이 아닙니다" in flat(text)
+    assert "숫자 배열이 아닙니다 (str)" in flat(text)
     text = graded(check.softmax_vjp, lambda P, U: A.softmax_vjp(P, U), backend="jax")
     assert "backend 는 None(자동), 'numpy', 'torch' 중 하나입니다" in flat(text)
+
+
+@pytest.mark.parametrize("returned, message", [
+    (lambda *a: "dQ, dK, dV", "튜플로 돌려줘야 하는데 str 객체를 돌려줬습니다."),
+    (lambda *a: (x for x in A.attention_backward(*a)), "generator 객체를 돌려줬습니다."),
+    (lambda *a: dict(zip("QKV", A.attention_backward(*a), strict=True)), "dict 객체를"),
+    (lambda *a: [*A.attention_backward(*a), None], "튜플로 돌려줘야 하는데 4개를 돌려줬습니다."),
+    (lambda *a: (*A.attention_backward(*a)[:2], "dV"), "dV 가 숫자 배열이 아닙니다 (str)."),
+    (lambda *a: (*A.attention_backward(*a)[:2], [object()]), "dV 가 숫자 배열이 아닙니다"),
+    (lambda *a: tuple(x + 0j for x in A.attention_backward(*a)), "dQ 가 복소수 배열입니다"),
+])
+def test_whatever_a_function_returns_the_message_says_what_it_was(returned, message):
+    text = graded(check.attention_backward, returned)
+    assert text.startswith("✘") and message in flat(text), text
+
+
+def test_a_single_output_returned_in_a_tuple_is_named():
+    text = graded(check.softmax, lambda S: (A.softmax(S),))
+    assert "출력은 P 하나인데 1개짜리 튜플을 돌려줬습니다." in flat(text), text
+    text = graded(check.softmax, lambda S: (A.softmax(S), S.max(-1)))
+    assert "출력은 P 하나인데 2개짜리 튜플을 돌려줬습니다." in flat(text), text
+
+
+def test_tensors_that_require_grad_or_come_in_other_dtypes_are_read():
+    def with_grad(S):
+        S = S.clone().requires_grad_(True)
+        return torch.softmax(S, -1)  # a tensor that requires grad
+
+    assert passes(graded(check.softmax, with_grad))
+    for dtype, name in ((torch.bfloat16, "bfloat16"), (torch.float16, "float16")):
+        text = graded(check.softmax, lambda S, dtype=dtype: torch.softmax(S, -1).to(dtype))
+        assert "숫자 배열이 아닙니다" not in text, text
+        assert fails_with(text, "low_precision") and f"P 를 {name} 로 돌려줬습니다" in flat(text)
 
 
 def test_a_crash_is_reported_with_the_case():
@@ -545,12 +672,14 @@ def test_a_stub_reports_not_implemented():
 
 
 def test_the_reader_cannot_change_the_cases():
+    """A function that works in its inputs' memory fails, and the cases stay as they were."""
     def in_place(P, U):
         U -= (P * U).sum(-1, keepdims=True)
         U *= P
         return U
 
-    assert passes(graded(check.softmax_vjp, in_place))
+    text = graded(check.softmax_vjp, in_place)
+    assert "함수가 입력 U 를 바꿔 놓았습니다" in flat(text) and fails_with(text, "mutated"), text
     assert passes(graded(check.softmax_vjp, lambda P, U: A.softmax_vjp(P, U)))
 
 
@@ -579,7 +708,7 @@ SOLUTIONS = [pytest.param(_source(c), id=c["id"]) for p, c in _exercise_cells()
 @pytest.mark.parametrize("source", SOLUTIONS)
 def test_published_solutions_pass(source):
     out = io.StringIO()
-    with contextlib.redirect_stdout(out):
+    with strict(), contextlib.redirect_stdout(out):
         exec(compile(source, "<solution>", "exec"), {"__name__": "__solution__"})
     text = out.getvalue()
     assert "✔ check." in text and "✘" not in text and "…" not in text, text
@@ -611,3 +740,137 @@ def test_every_chapter_ends_with_two_to_four_exercises():
         for q in questions:
             base = q[: -len("-q")]
             assert {f"{base}-sol-start", f"{base}-sol", f"{base}-sol-end"} <= set(ex), base
+
+
+# ------------------------------------------------------ what the solutions promise is true ----
+
+
+def _markdown(cell_id):
+    """The source of the markdown cell ``cell_id`` in the chapters."""
+    for path in CHAPTERS:
+        for cell in _cells(path):
+            if cell.get("id") == cell_id:
+                return _source(cell)
+    raise KeyError(cell_id)
+
+
+def _softmax(S, *, max_keepdims=True, sum_keepdims=True, global_max=False):
+    E = np.exp(S - (S.max() if global_max else S.max(-1, keepdims=max_keepdims)))
+    return E / E.sum(-1, keepdims=sum_keepdims)
+
+
+def _lse_slip(G, Q, K, V, O, lse):
+    s = scale(Q)
+    P = np.exp(Q @ swap(K) * s - lse)  # lse along the columns
+    D = P * (G @ swap(V) - (G * O).sum(-1, keepdims=True))
+    return D @ K * s, swap(D) @ Q * s, swap(P) @ G
+
+
+def _ln_torch_std(G, x):
+    x, G = torch.as_tensor(x), torch.as_tensor(G)
+    xc = x - x.mean(-1, keepdim=True)
+    sigma = x.std(-1, keepdim=True)  # torch's default: d − 1
+    y = xc / sigma
+    return (G - G.mean(-1, keepdim=True) - y * (G * y).mean(-1, keepdim=True)) / sigma
+
+
+# (solution cell, the sentence that promises, the checker, [(a mistake it names, its hint)])
+PROMISES = [
+    ("ex-02-1-sol-start", "검사기의 힌트가 두 실수를", check.softmax, [
+        (lambda S: _softmax(S, max_keepdims=False), "keepdims"),
+        (lambda S: _softmax(S, sum_keepdims=False), "keepdims"),
+        (lambda S: _softmax(S, max_keepdims=False, sum_keepdims=False), "keepdims"),
+        (lambda S: _softmax(S, global_max=True), "global_max"),
+    ]),
+    ("ex-03-1-sol-start", "부호를 뒤집거나 대각 성분만 넣는 실수는 검사기가 힌트로",
+     check.softmax_jacobian, [
+        (lambda p: p[..., :, None] * p[..., None, :] - p[..., :, None] * np.eye(p.shape[-1]),
+         "jac_sign"),
+        (lambda p: (p - p * p)[..., :, None] * np.eye(p.shape[-1]), "jac_diag_only"),
+    ]),
+    ("ex-06-1-sol-start", "`.T` 를 쓰면 모든 축이 뒤집혀 틀린다는 것도 검사기가",
+     check.pv_backward, [
+         (lambda G, P, V: (P.T @ G, G @ V.T), "batch_axes"),
+         (lambda G, P, V: (P.T @ G if P.ndim == 2 else (swap(P) @ G).T, G @ swap(V)),
+          "reversed_axes"),
+     ]),
+    ("ex-08-1-sol-start", "단순 평균으로 두거나 축을 바꾸는 실수는 검사기가 힌트로",
+     check.softmax_vjp, [
+        (lambda P, U: P * (U - U.mean(-1, keepdims=True)), "r_without_P"),
+        (lambda P, U: P * (U - (P * U).sum(-2, keepdims=True)), "r_axis"),
+    ]),
+    ("ex-14-1-sol-start", "검사기가 그것도 알아봅니다", check.layernorm_backward, [
+        (_ln_torch_std, "ln_unbiased"),
+    ]),
+    ("ex-15-1-sol-start", "검사기의 첫 경우가 $n = m$ 이라 그것을 잡습니다", check.lse_backward, [
+        (_lse_slip, "lse_axis"),
+    ]),
+    ("ex-18-1-sol-start", "실수는 검사기가 알아봅니다", check.blockwise_backward, [
+        (_bw(r_block=True), "block_r"),
+        (_bw(overwrite=True), "block_overwrite"),
+        (_bw(block_softmax=True), "block_softmax"),
+    ]),
+]
+
+
+@pytest.mark.parametrize("cell_id, sentence, checker, mistakes",
+                         [pytest.param(*p, id=p[0]) for p in PROMISES])
+def test_every_hint_a_solution_promises_is_given(cell_id, sentence, checker, mistakes):
+    assert sentence in flat(_markdown(cell_id)), cell_id
+    for fn, hint in mistakes:
+        text = graded(checker, fn)
+        assert fails_with(text, hint), text
+
+
+def test_promised_cases_come_where_the_solutions_say():
+    # 02-1: the second case is square; 15-1: the first is n = m
+    text = graded(check.softmax, lambda S: _softmax(S, max_keepdims=False))
+    assert text.startswith("✘ check.softmax: 경우 2/") and "S (4, 4)" in text, text
+    text = graded(check.lse_backward, _lse_slip)
+    assert text.startswith("✘ check.lse_backward: 경우 1/") and "Q (4, 8), K (4, 8)" in text, text
+    # 07-1: the first case is the article's small example, so a mistake shows on its shapes
+    assert "틀리면 그 예제의 shape 로 먼저 알려 줍니다" in flat(_markdown("ex-07-1-sol-start"))
+    text = graded(check.attention_backward, lambda G, Q, K, V: A.attention_backward(G, Q, K, V,
+                                                                                    scale=1.0))
+    assert "경우 1/" in text and "G (2, 2), Q (2, 4), K (3, 4), V (3, 2)" in text, text
+    # 17-1: rising keys (the max moves in every block) and scores large enough to overflow
+    promised = "키를 오름차순으로 늘어놓은 경우와 $e^S$ 가 넘칠 만큼 점수가 큰 경우를 시험합니다"
+    assert promised in flat(_markdown("ex-17-1-sol-start"))
+    checker, fn = correct(A)["online_softmax"]
+    assert "블록마다 최댓값이 바뀜, 점수가 수천" in flat(graded(checker, fn))
+
+
+def test_the_given_buggy_cells_get_what_their_solutions_say():
+    """11-2: the checker shows dK's error 0.5 = 1 − 1/√d_k on the small example."""
+    assert "검사기가 보여 준 최대 오차 0.5" in flat(_markdown("ex-11-2-sol-start"))
+    given = next(_source(c) for p, c in _exercise_cells() if c["id"] == "ex-11-2-given")
+    out = io.StringIO()
+    with strict(), contextlib.redirect_stdout(out):
+        exec(compile(given, "<given>", "exec"), {"__name__": "__given__"})
+    assert "dK: 최대 오차 0.5 " in flat(out.getvalue()), out.getvalue()
+    assert fails_with(out.getvalue(), "dK_double_scale"), out.getvalue()
+
+
+def test_exercise_statements_say_what_the_checkers_grade():
+    """The scale, the memory limit, large scores, float32: each checked, each stated."""
+    stated = {
+        "ex-17-1-q": ["S = QK^{\\mathsf T}/\\sqrt{d_k}", "tracemalloc", "점수가 수천이어도"],
+        "ex-17-2-q": ["n\\times m$ 배열은 만들지 않습니다", "n > m"],
+        "ex-18-1-q": ["/\\sqrt{d_k}", "tracemalloc", "점수가 큰 행"],
+        "ex-18-2-q": ["n\\times m$ 배열은", "n > m"],
+        "ex-07-1-q": ["점수가 수천인 행도"],
+        "ex-09-1-q": ["S = QK^{\\mathsf T}/\\sqrt{d_k}", "점수가 수천인 행도"],
+        "ex-09-2-q": ["점수가 수천인 행도"],
+        "ex-10-1-q": ["\\sqrt{d_k}", "점수가 수천인 행도"],
+        "ex-14-1-q": ["float32"],
+        "ex-15-1-q": ["\\sqrt{d_k}", "점수가 큰 행"],
+    }
+    for cell_id, phrases in stated.items():
+        text = flat(_markdown(cell_id))
+        for phrase in phrases:
+            assert phrase in text, (cell_id, phrase)
+    heads = [_source(c) for p in CHAPTERS for c in _cells(p) if c.get("id", "").endswith("-head")
+             and "attnlib.check" in _source(c)]
+    assert len(heads) >= 12
+    for head in heads:
+        assert "받은 입력 배열을 그대로 두는지" in head and "호출마다 새것인지" in head, head

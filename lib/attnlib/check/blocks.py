@@ -1,57 +1,87 @@
 """Checkers for Part III: the online softmax forward and the blockwise backward, with or without
 the causal mask (upper left, j ≤ i, as SDPA's ``is_causal``)."""
 
+import functools
+
 import numpy as np
 
 from .. import numpy as A
 from . import _cases as C
 from ._cases import five, scale_of, scores, swap
-from ._grade import Mistake, Spec, run
+from ._grade import Memory, Mistake, Spec, run
 
 
 def online_softmax(fn, *, causal=False, backend=None):
     """Check ``fn(Q, K, V, block_k) -> (O, lse)``: one pass over key blocks with a running max
-    m, sum l and accumulator; ``causal=True``: query i sees keys j ≤ i."""
-    run(_online_spec(causal), fn, backend=backend)
+    s_max, sum ℓ and accumulator acc, no n×m array; ``causal=True``: query i sees keys j ≤ i."""
+    run(functools.partial(_online_spec, causal), fn, backend=backend)
 
 
 def blockwise_backward(fn, *, causal=False, backend=None):
     """Check ``fn(G, Q, K, V, O, lse, block_q, block_k) -> (dQ, dK, dV)``: P_IJ = exp(S_IJ − lse_I),
     r = rowsum(G ⊙ O); ``causal=True``: the forward was causal (j ≤ i) and so must this be."""
-    run(_blockwise_spec(causal), fn, backend=backend)
+    run(functools.partial(_blockwise_spec, causal), fn, backend=backend)
 
 
 def _name(base, causal):
     return f"{base}(causal=True)" if causal else base
 
 
-def _causal_note(causal):
-    return "인과 마스크 (j ≤ i, n ≠ m 포함); " if causal else ""
+def _tags(causal):
+    return ("인과 마스크 (j ≤ i)",) if causal else ()
+
+
+def _memory(where, n, m):
+    """A limit of half an n×m float64 array: the blocks fit many times, S or P does not."""
+    full = n * m * 8
+    return Memory(full // 2, full, where)
 
 
 # ------------------------------------------------------------------- the online softmax ----
 
 
+@functools.cache
 def _online_spec(causal):
-    def blocked(seed, batch, n, m, d_k, d_v, block_k, *, stretch=1.0, ascending=False, note=""):
-        x = C.normal(seed, Q=batch + (n, d_k), K=batch + (m, d_k), V=batch + (m, d_v))
+    def blocked(seed, batch, n, m, d_k, d_v, block_k, *tags, x=None, stretch=1.0, note="",
+                memory=None):
+        x = x or C.normal(seed, Q=batch + (n, d_k), K=batch + (m, d_k), V=batch + (m, d_v))
         x["Q"] = stretch * x["Q"]
-        if ascending:  # keys sorted by the first query's score: the max moves every block
-            order = np.argsort(scores(x["Q"], x["K"])[..., 0, :], axis=-1)
-            x["K"], x["V"] = x["K"][order], x["V"][order]
-        return C.case({**x, "block_k": block_k}, note=note)
+        return C.case({**x, "block_k": block_k}, *tags, note=note, memory=memory)
 
-    cases = [
-        blocked(1, (), 3, 8, 4, 2, 4),
-        blocked(2, (), 4, 10, 8, 3, 3, note="블록 크기가 m 을 나누지 않음"),
-        blocked(3, (), 1, 12, 4, 2, 2, ascending=True,
-                note="점수가 오름차순인 키: 블록마다 최댓값이 바뀜"),
-        blocked(4, (), 5, 6, 8, 3, 1),
-        blocked(5, (), 3, 6, 8, 3, 16, note="블록 하나가 키 전체"),
-        blocked(6, (), 3, 9, 8, 3, 4, stretch=300.0, note="점수가 수백 (e^S 가 넘칠 크기)"),
-        blocked(7, (2, 3), 4, 7, 8, 5, 3),
-    ]
+    if causal:  # every key block is seen by some query (n ≥ m), the largest score comes last
+        tops = (3000.0,) * 12 + (750.0,) * 2  # rows 12, 13 cross e^709 only in the last block
+        rising = blocked(3, (), 14, 12, 8, 3, 3, "n > m", "블록마다 최댓값이 바뀜", "점수가 수천",
+                         x=C.rising_keys(3, (), 14, 12, 8, 3, top=tops),
+                         note="키마다 점수가 커지고 (최댓값은 마지막으로 보이는 키), 점수가 "
+                         "수천; 질의 14개가 키 블록 넷을 모두 봄")
+        cases = [
+            blocked(1, (), 3, 8, 4, 2, 4, *_tags(causal), "n < m"),
+            blocked(2, (), 4, 10, 8, 3, 3, "block_k 가 m 을 나누지 않음",
+                    note="블록 크기가 m 을 나누지 않음"),
+            rising,
+            blocked(4, (), 5, 6, 8, 3, 1, "block_k = 1"),
+            blocked(5, (), 7, 7, 8, 3, 3, "n = m"),
+            blocked(6, (), 9, 5, 8, 3, 16, "block_k > m", note="블록 하나가 키 전체"),
+            blocked(7, (2, 3), 6, 7, 8, 5, 3, "(B, H, ·, ·)"),
+        ]
+    else:
+        tops = (0.0, 800.0, 1500.0, 3000.0)  # row 1 crosses e^709 only in the last block
+        cases = [
+            blocked(1, (), 3, 8, 4, 2, 4, "n ≠ m"),
+            blocked(2, (), 4, 10, 8, 3, 3, "block_k 가 m 을 나누지 않음",
+                    note="블록 크기가 m 을 나누지 않음"),
+            blocked(3, (), 4, 12, 8, 3, 2, "블록마다 최댓값이 바뀜", "점수가 수천",
+                    x=C.rising_keys(3, (), 4, 12, 8, 3, top=tops),
+                    note="키마다 점수가 커져 블록마다 최댓값이 바뀜; 행마다 점수가 0~3000"),
+            blocked(4, (), 5, 6, 8, 3, 1, "block_k = 1"),
+            blocked(5, (), 3, 6, 8, 3, 16, "block_k > m", note="블록 하나가 키 전체"),
+            blocked(6, (), 3, 9, 8, 3, 4, "점수가 수백", stretch=300.0,
+                    note="점수가 수백 (e^S 가 넘칠 크기)"),
+            blocked(7, (2, 3), 4, 7, 8, 5, 3, "(B, H, ·, ·)"),
+        ]
     cases += C.in_float32(cases, 1, 6)
+    cases.append(blocked(8, (), 256, 1024, 4, 4, 32, note="n = 256, m = 1024: 메모리를 잼",
+                         memory=_memory("n = 256, m = 1024, block_k = 32", 256, 1024)))
 
     def reference(Q, K, V, block_k):
         return A.attention_lse(Q, K, V, is_causal=causal)
@@ -63,69 +93,102 @@ def _online_spec(causal):
         Mistake("online_no_rescale_l", wrong(rescale_l=False)),
         Mistake("online_no_rescale_acc", wrong(rescale_acc=False)),
         Mistake("online_no_max", wrong(use_max=False)),
-        Mistake("online_lse", wrong(add_m=False)),
+        Mistake("online_lse", wrong(lse="log ell")),
+        Mistake("online_lse_overflow", wrong(lse="log(ell e^max)")),
+        Mistake("online_alpha_division", wrong(alpha="division")),
         Mistake("online_no_normalize", wrong(normalize=False)),
+        Mistake("tail_block", wrong(tail=False)),
+        Mistake("forward_unscaled", wrong(scale=lambda Q: 1.0)),
+        Mistake("scale_d", wrong(scale=lambda Q: 1.0 / Q.shape[-1])),
     )
     if causal:
         mistakes += (
-            Mistake("causal_missing", lambda Q, K, V, block_k: A.attention_lse(Q, K, V)),
-            Mistake("causal_lower_right", lambda Q, K, V, block_k: A.attention_lse(
-                Q, K, V, mask=A.causal_mask(Q.shape[-2], K.shape[-2], align="lower_right"))),
-            Mistake("causal_strict", lambda Q, K, V, block_k: A.attention_lse(
-                Q, K, V, mask=np.tril(np.ones((Q.shape[-2], K.shape[-2]), bool), k=-1))),
+            Mistake("causal_missing", wrong(mask=None)),
+            Mistake("causal_lower_right", wrong(mask="lower_right")),
+            Mistake("causal_strict", wrong(mask="strict")),
         )
     return Spec(_name("online_softmax", causal), ("O", "lse"), cases, reference, mistakes,
-                _causal_note(causal) + "block_k = 1, m 을 나누지 않는 크기, m 보다 큰 크기; "
-                "오름차순 키, 수백인 점수; (B, H, ·, ·)", "fn(Q, K, V, block_k) -> (O, lse)")
+                "fn(Q, K, V, block_k) -> (O, lse)")
 
 
-def _online(Q, K, V, block_k, *, causal, rescale_l=True, rescale_acc=True, use_max=True,
-            add_m=True, normalize=True):
-    """The online softmax in closed form, with one of its steps left out.
+def _mask(n, m, kind):
+    """True where query i sees key j: "upper_left" j ≤ i, "lower_right" j ≤ i + m − n,
+    "strict" j < i; None: no mask."""
+    if kind is None:
+        return None
+    return np.tril(np.ones((n, m), dtype=bool), k={"upper_left": 0, "lower_right": m - n,
+                                                   "strict": -1}[kind])
 
-    A term e^{S_ij − m} is measured against the running max at j's block (``m_at``) when the
-    rescaling is forgotten, against the final max (``m_T``) when it is not."""
-    S = scores(Q, K)
-    if causal:
-        S = np.where(C.causal(S.shape[-2], S.shape[-1]), S, -np.inf)
-    m = S.shape[-1]
-    with np.errstate(over="ignore", invalid="ignore"):
-        starts = np.arange(0, m, block_k)
-        block_max = np.maximum.reduceat(S, starts, axis=-1)  # (..., n, blocks)
-        running = np.maximum.accumulate(block_max, axis=-1)
-        m_at = np.repeat(running, np.diff(np.append(starts, m)), axis=-1)  # (..., n, m)
-        m_T = running[..., -1:] if use_max else np.zeros_like(running[..., -1:])
-        l = np.exp(S - (m_T if rescale_l else m_at)).sum(-1)  # (..., n)
-        acc = np.exp(S - (m_T if rescale_acc else m_at)) @ V  # (..., n, d_v)
-        O = acc / l[..., None] if normalize else acc
-        lse = np.log(l) + (m_T[..., 0] if add_m else 0.0)
+
+def _online(Q, K, V, block_k, *, causal, mask="upper_left", rescale_l=True, rescale_acc=True,
+            use_max=True, lse="s_max + log ell", alpha="exp(difference)", normalize=True,
+            tail=True, scale=scale_of):
+    """The online softmax loop in float64, with one step done wrong: the rescaling of ℓ or acc
+    left out, no running max (reference point 0), lse without s_max or as log(ℓ·e^{s_max}), the
+    rescaling factor as e^{s_old}/e^{s_new}, no final division, the last short block left out,
+    another scale, another causal mask."""
+    n, m = Q.shape[-2], K.shape[-2]
+    seen = _mask(n, m, mask) if causal else None
+    s_max = np.full(Q.shape[:-1], -np.inf)  # (..., n)
+    ell = np.zeros(Q.shape[:-1])
+    acc = np.zeros(Q.shape[:-1] + V.shape[-1:])  # (..., n, d_v)
+    with np.errstate(all="ignore"):
+        for j in range(0, m if tail else m - m % block_k, block_k):
+            J = slice(j, j + block_k)
+            S = scale(Q) * (Q @ swap(K[..., J, :]))  # (..., n, b)
+            if seen is not None:
+                S = np.where(seen[:, J], S, -np.inf)
+            s_new = np.maximum(s_max, S.max(-1)) if use_max else np.zeros_like(s_max)
+            a = (np.exp(s_max) / np.exp(s_new) if alpha == "division"
+                 else np.exp(s_max - s_new))
+            E = np.exp(S - s_new[..., None])
+            ell = (a * ell if rescale_l else ell) + E.sum(-1)
+            acc = (a[..., None] * acc if rescale_acc else acc) + E @ V[..., J, :]
+            s_max = s_new
+        O = acc / ell[..., None] if normalize else acc
+        lse = {"s_max + log ell": s_max + np.log(ell), "log ell": np.log(ell),
+               "log(ell e^max)": np.log(ell * np.exp(s_max))}[lse]
     return O, lse
 
 
 # ------------------------------------------------------------------ the blockwise backward ----
 
 
+@functools.cache
 def _blockwise_spec(causal):
-    def saved(seed, batch, n, m, d_k, d_v, block_q, block_k, note=""):
+    def saved(seed, batch, n, m, d_k, d_v, block_q, block_k, *tags, note="", large=False,
+              memory=None):
         x = C.attention(seed, batch, n, m, d_k, d_v)
+        x = x if not large else C.offset_rows(x)
         O, lse = A.attention_lse(x["Q"], x["K"], x["V"], is_causal=causal)
-        return C.case({**x, "O": O, "lse": lse, "block_q": block_q, "block_k": block_k},
-                      note=note)
+        return C.case({**x, "O": O, "lse": lse, "block_q": block_q, "block_k": block_k}, *tags,
+                      note=note, memory=memory)
 
     cases = [
-        saved(1, (), 6, 10, 8, 4, 4, 3, note="블록 크기가 n, m 을 나누지 않음"),
-        saved(2, (), 5, 5, 4, 3, 1, 1),
-        saved(3, (), 4, 6, 8, 3, 8, 8, note="블록 하나가 전체"),
-        saved(4, (2, 3), 5, 7, 8, 3, 2, 4),
+        saved(1, (), 6, 10, 8, 4, 4, 3, *_tags(causal), "블록 크기가 n, m 을 나누지 않음",
+              note="블록 크기가 n, m 을 나누지 않음"),
+        saved(2, (), 5, 5, 4, 3, 1, 1, "block_q = block_k = 1"),
+        saved(3, (), 4, 6, 8, 3, 8, 8, "블록 하나가 전체", note="블록 하나가 전체"),
+        saved(4, (2, 3), 5, 7, 8, 3, 2, 4, "(B, H, ·, ·)", "block_q ≠ block_k"),
+        saved(5, (), 5, 6, 8, 3, 2, 4, "점수가 수천인 행", large=True,
+              note=C.OFFSETS_NOTE),
+        saved(6, (), 8, 5, 8, 3, 3, 2, "n > m"),
     ]
     cases += C.in_float32(cases, 0, 3)
+    cases.append(saved(7, (), 512, 512, 4, 4, 64, 64, note="n = m = 512: 메모리를 잼",
+                       memory=_memory("n = m = 512, 블록 64×64", 512, 512)))
 
     def reference(G, Q, K, V, O, lse, block_q, block_k):
         return A.attention_backward(G, Q, K, V, is_causal=causal)
 
-    def blocks(f):
+    def blocks(f, P_of=None):
+        P_of = P_of or (lambda Q, K, lse: _P(Q, K, lse, causal))
         return lambda G, Q, K, V, O, lse, block_q, block_k: f(
-            G, Q, K, V, O, _P(Q, K, lse, causal), block_q, block_k)
+            G, Q, K, V, O, P_of(Q, K, lse), block_q, block_k)
+
+    def overflowing(Q, K, lse):
+        """P = e^S / e^lse: inf/inf = NaN where the scores pass 709."""
+        return _P(Q, K, lse, causal, divide=True)
 
     mistakes = (
         Mistake("block_r", blocks(_block_r)),
@@ -133,7 +196,14 @@ def _blockwise_spec(causal):
         Mistake("no_scale", lambda G, Q, K, V, O, lse, block_q, block_k: tuple(
             g / s for g, s in zip(reference(G, Q, K, V, O, lse, block_q, block_k),
                                   (scale_of(Q), scale_of(Q), 1.0), strict=True))),
-        Mistake("block_softmax", blocks(_block_softmax)),
+        Mistake("block_softmax", lambda G, Q, K, V, O, lse, block_q, block_k: _block_softmax(
+            G, Q, K, V, O, causal, block_k)),
+        Mistake("lse_overflow", blocks(_kept, overflowing)),
+        Mistake("lse_unscaled", blocks(_kept, lambda Q, K, lse: _P(Q, K, lse, causal,
+                                                                   scale=1.0))),
+        Mistake("tail_block", blocks(lambda *a: _kept(*a, tail_q=True, tail_k=True))),
+        Mistake("tail_block", blocks(lambda *a: _kept(*a, tail_k=True))),
+        Mistake("tail_block", blocks(lambda *a: _kept(*a, tail_q=True))),
     )
     if causal:
         mistakes += (
@@ -142,20 +212,38 @@ def _blockwise_spec(causal):
             Mistake("causal_missing", lambda G, Q, K, V, O, lse, block_q, block_k: _unmasked(
                 G, Q, K, V, O, _P(Q, K, lse, False), block_q, block_k)),
             Mistake("block_skip_partial", blocks(_skip_partial)),
+            Mistake("causal_lower_right", blocks(_kept, lambda Q, K, lse: _P(
+                Q, K, lse, "lower_right"))),
         )
     return Spec(_name("blockwise_backward", causal), ("dQ", "dK", "dV"), cases, reference,
-                mistakes, _causal_note(causal) + "block_q, block_k = 1, n·m 을 나누지 않는 크기, "
-                "전체보다 큰 크기; (B, H, ·, ·)",
-                "fn(G, Q, K, V, O, lse, block_q, block_k) -> (dQ, dK, dV)")
+                mistakes, "fn(G, Q, K, V, O, lse, block_q, block_k) -> (dQ, dK, dV)")
 
 
-def _P(Q, K, lse, causal):
-    """P = exp(S − lse) (0 at the masked scores when ``causal``)."""
-    S = scores(Q, K)
+def _P(Q, K, lse, causal, *, divide=False, scale=None):
+    """P = exp(S − lse), 0 at the masked scores (``causal``: True for j ≤ i, or a mask kind);
+    ``divide``: e^S / e^lse; ``scale``: S = scale · QKᵀ (1/sqrt(d_k) unless given)."""
+    S = (scale_of(Q) if scale is None else scale) * (Q @ swap(K))
     if causal:
-        S = np.where(C.causal(S.shape[-2], S.shape[-1]), S, -np.inf)
-    with np.errstate(over="ignore"):
-        return np.exp(S - lse[..., None])
+        S = np.where(_mask(S.shape[-2], S.shape[-1], "upper_left" if causal is True else causal),
+                     S, -np.inf)
+    with np.errstate(over="ignore", invalid="ignore"):
+        return np.exp(S) / np.exp(lse[..., None]) if divide else np.exp(S - lse[..., None])
+
+
+def _kept(G, Q, K, V, O, P, block_q, block_k, *, tail_q=False, tail_k=False):
+    """The blockwise backward on a given P, with the last short query block (``tail_q``) or key
+    block (``tail_k``) left out."""
+    n, m = P.shape[-2:]
+    keep = np.ones((n, m), dtype=bool)
+    if tail_q:
+        keep &= (np.arange(n) < n - n % block_q)[:, None]
+    if tail_k:
+        keep &= (np.arange(m) < m - m % block_k)[None, :]
+    kept = np.where(keep, P, 0.0)
+    U = G @ swap(V)
+    with np.errstate(invalid="ignore"):
+        delta = kept * (U - (G * O).sum(-1, keepdims=True))
+    return _grads(G, Q, K, kept, delta)
 
 
 def _key_blocks(m, block_k):
@@ -182,13 +270,15 @@ def _overwrite(G, Q, K, V, O, P, block_q, block_k):
     return _grads(G, Q, K, P, delta, to_q=last_j[None, :], to_kv=last_i[:, None])
 
 
-def _block_softmax(G, Q, K, V, O, P, block_q, block_k):
-    """P renormalised inside each key block (a softmax per block), r = rowsum(G ⊙ O)."""
-    P_block = P.copy()
-    for j0, j1 in _key_blocks(P.shape[-1], block_k):
-        part = P[..., j0:j1]
-        with np.errstate(invalid="ignore"):
-            P_block[..., j0:j1] = np.nan_to_num(part / part.sum(-1, keepdims=True))
+def _block_softmax(G, Q, K, V, O, causal, block_k):
+    """P as a softmax of S inside each key block (0 in a row the block masks entirely),
+    r = rowsum(G ⊙ O)."""
+    S = scores(Q, K)
+    if causal:
+        S = np.where(C.causal(S.shape[-2], S.shape[-1]), S, -np.inf)
+    P_block = np.zeros_like(S)
+    for j0, j1 in _key_blocks(S.shape[-1], block_k):
+        P_block[..., j0:j1] = np.nan_to_num(C.softmax(S[..., j0:j1]))
     return five(G, Q, K, V, P_block, r=(G * O).sum(-1))
 
 
@@ -209,7 +299,7 @@ def _kept_blocks(G, Q, K, V, O, P, block_q, block_k, *, last_row):
     i0 = np.arange(n) // block_q * block_q
     i_last = np.minimum(i0 + block_q, n) - 1
     j0 = (np.arange(m) // block_k * block_k)[None, :]
-    kept = P * (j0 <= (i_last if last_row else i0)[:, None])
+    kept = np.where(j0 <= (i_last if last_row else i0)[:, None], P, 0.0)
     U = G @ swap(V)
     delta = kept * (U - (G * O).sum(-1, keepdims=True))
     return _grads(G, Q, K, kept, delta)
