@@ -5,6 +5,38 @@ from __future__ import annotations
 from . import sentence as _s
 
 SENTENCES = [
+    # ------------------------------------------------------------ 17: the online softmax
+    _s("17_online_softmax/same_values",
+       "`attention_blockwise` 는 블록 크기와 상관없이 `attention_lse`, SDPA 와 같은 값을 낸다",
+       "attention_lse 와 SDPA 와의 최대 차이 < 1e-12, 블록 크기 (1,1), (3,5), (10,37), (64,64)"),
+    _s("17_online_softmax/one_pass",
+       "키와 값을 블록으로 나눠 한 번만 읽으며",
+       "attention_blockwise_steps 의 블록 경계: 키 24개를 4개씩 여섯 블록, 한 번씩"),
+    _s("17_online_softmax/l_drops_at_max",
+       "$\\ell$ 이 작아지는 블록은 최댓값이 커진 블록뿐이다",
+       "블록마다의 ℓ 이 줄어든 자리가 모두 s_max 가 커진 자리"),
+    _s("17_online_softmax/partial_output",
+       "블록 $k$ 뒤의 부분 출력은 그때까지 본 키만으로 계산한 어텐션 출력이다",
+       "여섯 블록 모두 ℓ⁽ᵏ⁾ 과 O⁽ᵏ⁾ 가 본 키만으로 계산한 값과 1e-12 안"),
+    _s("17_online_softmax/skip_masked",
+       "`fill=-inf` 로 통째로 가린 블록은 아무것도 더하지 않으므로 건너뛴다",
+       "인과 마스크에서 블록을 건너뛴 attention_blockwise 가 attention 과 1e-12 안"),
+    # ------------------------------------------------------------ 18: the blockwise backward
+    _s("18_blockwise_backward/same_grads",
+       "그렇게 더한 기울기는 행렬 전체의 역전파, autograd 와 같다",
+       "dQ, dK, dV 가 attention_backward, torch autograd 와 1e-12 안 (블록 5×6)"),
+    _s("18_blockwise_backward/r_rowsum",
+       "$r_i = \\sum_j P_{ij}U_{ij}$ 는 $\\sum_a G_{ia}O_{ia}$ 와 같다",
+       "12개 행 모두 정의대로의 r 과 rowsum(G ⊙ O) 가 1e-12 안"),
+    _s("18_blockwise_backward/skip_fraction",
+       "건너뛰는 블록은 $N_b(N_b-1)/2$ 개",
+       "n = m = 64, 블록 4…64: block_grid 가 건너뛴 수 = N_b(N_b − 1)/2"),
+    _s("18_blockwise_backward/dropout_r",
+       "드롭아웃이 있어도 $O$ 를 드롭아웃 뒤의 출력으로 두면 $r = \\operatorname{rowsum}(G\\odot O)$ 가 그대로 성립한다",
+       "드롭아웃 + 인과 마스크에서 정의대로의 r 과 rowsum(G ⊙ O) 가 1e-12 안"),
+    _s("18_blockwise_backward/dead_rows",
+       "float32 에서는 식 그대로 되살린 확률이 틀린다",
+       "fill = −1e9 로 다 가린 행: float32 의 exp(S − lse) 는 1 넷, float64 는 1/4 넷, attnlib 의 dV 차이 0"),
     # ------------------------------------------------------------ 19: memory, IO, rounding
     _s("19_memory/memory_growth",
        "최대 추가 메모리는 행렬 전체 경로가 $n^2$ 로, 블록 경로가 $n$ 으로 늘었다",
