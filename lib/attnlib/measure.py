@@ -464,15 +464,16 @@ def normalizer_scores(dtype: str = "float32", *, n: int = 8, m: int = 1024, orde
 
 def normalizer_error(dtype: str = "float32", *, m: int = 1024, block_k: int | None = None,
                      sequential: bool = False, ell_dtype: str | None = None,
-                     alpha_dtype: str | None = None, order: str = "random", reference: str = "rounded", n: int = 8,
+                     alpha_dtype: str | None = None, order: str = "random",
+                     reference: str = "rounded", n: int = 8,
                      spread: float = 3.0, seed: int = 0) -> float:
     """The largest relative error of the normalizer over ``n`` rows, in units of ``dtype``'s
     unit roundoff u: |ℓ̂ e^{ŝ_max} / Σ_j e^{S_ij} − 1| / u.
 
     ℓ̂ by the online recurrence with ``block_k`` (``core.rounding.online_normalizer``, ℓ
-    carried in ``ell_dtype``, α computed in ``alpha_dtype``) or, with ``block_k=None``, the two-pass softmax summed pairwise or
-    ``sequential``-ly. The reference (float64) sums the same rounded scores
-    (``reference="rounded"``: the softmax's own error) or the exact products
+    carried in ``ell_dtype``, α computed in ``alpha_dtype``) or, with ``block_k=None``, the
+    two-pass softmax summed pairwise or ``sequential``-ly. The reference (float64) sums the
+    same rounded scores (``reference="rounded"``: the softmax's own error) or the exact products
     (``"exact"``: the rounding of q·k counted too). Every P_ij of the row carries this error
     (plus the rounding of its own exponential and division)."""
     from .core import rounding
@@ -533,7 +534,8 @@ def mixed_precision_error(dtype: str = "bfloat16", *, n: int = 32, m: int = 4096
             alpha = torch.exp(s_max - s_new)  # (n,)
             E = torch.exp(S - s_new[:, None])  # P̃ (n, b) in stat_dtype
             ell = alpha * ell + E.sum(dim=-1)
-            Pv = E.to(p_dtype).to(torch.float32) @ Vs[j:j + block_k]  # (n, b) @ (b, d), fp32 acc
+            # (n, b) @ (b, d), products exact and accumulated in float32
+            Pv = E.to(p_dtype).to(torch.float32) @ Vs[j:j + block_k]
             acc = alpha[:, None] * acc + Pv.to(stat_dtype)
             s_max = s_new
         return (acc.to(torch.float32) / ell.to(torch.float32)[:, None]).to(out_dtype)

@@ -32,11 +32,13 @@ SENTENCES = [
        "건너뛰는 블록은 $N_b(N_b-1)/2$ 개",
        "n = m = 64, 블록 4…64: block_grid 가 건너뛴 수 = N_b(N_b − 1)/2"),
     _s("18_blockwise_backward/dropout_r",
-       "드롭아웃이 있어도 $O$ 를 드롭아웃 뒤의 출력으로 두면 $r = \\operatorname{rowsum}(G\\odot O)$ 가 그대로 성립한다",
+       "드롭아웃이 있어도 $O$ 를 드롭아웃 뒤의 출력으로 두면 "
+       "$r = \\operatorname{rowsum}(G\\odot O)$ 가 그대로 성립한다",
        "드롭아웃 + 인과 마스크에서 정의대로의 r 과 rowsum(G ⊙ O) 가 1e-12 안"),
     _s("18_blockwise_backward/dead_rows",
        "float32 에서는 식 그대로 되살린 확률이 틀린다",
-       "fill = −1e9 로 다 가린 행: float32 의 exp(S − lse) 는 1 넷, float64 는 1/4 넷, attnlib 의 dV 차이 0"),
+       "fill = −1e9 로 다 가린 행: float32 의 exp(S − lse) 는 1 넷, float64 는 1/4 넷, "
+       "attnlib 의 dV 차이 0"),
     # ------------------------------------------------------------ 19: memory, IO, rounding
     _s("19_memory/memory_growth",
        "최대 추가 메모리는 행렬 전체 경로가 $n^2$ 로, 블록 경로가 $n$ 으로 늘었다",
@@ -73,7 +75,8 @@ SENTENCES = [
        "오름차순 b_k = 1: ℓ 만 float64 면 > 8u, α 까지 float64 면 < 2u"),
     _s("19_memory/steps_decide",
        "오차를 정하는 것은 블록 크기 $b_k$ 가 아니라 차례로 밟는 걸음 수 $m/b_k$",
-       "내림차순, b_k = 1, 16, 128 모두 16 → 1024 걸음에서 오차가 2배 넘게 커지고 1024 걸음에서 > 8u"),
+       "내림차순, b_k = 1, 16, 128 모두 16 → 1024 걸음에서 오차가 2배 넘게 커지고 "
+       "1024 걸음에서 > 8u"),
     _s("19_memory/long_context",
        "$m = 2^{17}$, $b_k = 128$ 에서는 오차가 $8u$ 를 넘어",
        "m = 2¹⁷: 온라인 b_k = 128 > 8u > 두 번 훑기(pairwise), ℓ float64 < 2u"),
