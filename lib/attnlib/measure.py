@@ -13,7 +13,8 @@ round by round, and a comparison is the ratio of their best times in the same ru
   keeps for the backward); :func:`growth_exponent` fits ``y ∝ x^k``; :func:`inputs`.
 - The measurements the book prints: :func:`row_rule_sweep` (chapter 8, appendix),
   :func:`lse_sweep`, :func:`torch_saved_sweep`, :func:`backend_race` (appendix),
-  :func:`attention_peak_memory` (chapter 19), :func:`softmax_rounding_error` (chapter 19),
+  :func:`attention_peak_memory` (chapter 19), :func:`normalizer_error` and
+  :func:`mixed_precision_error` (chapter 19, the rounding of the online softmax),
   :func:`in_place_sweep` (appendix: the core's in-place arithmetic against
   :func:`out_of_place_ops`).
 
@@ -43,7 +44,8 @@ import numpy as np
 
 __all__ = ["race", "best", "frame_times", "peak_extra_bytes", "kept_bytes", "saved_bytes",
            "growth_exponent", "inputs", "row_rule_sweep", "lse_sweep", "torch_saved_sweep",
-           "backend_race", "MemoryRun", "attention_peak_memory", "softmax_rounding_error",
+           "backend_race", "MemoryRun", "attention_peak_memory", "normalizer_scores",
+           "normalizer_error", "mixed_precision_error",
            "out_of_place_ops", "in_place_sweep"]
 
 
@@ -434,30 +436,117 @@ def backend_race(n: int, d: int = 64, *, dtype="float64", rounds: int = 5, seed:
 
 # ----------------------------------------------------------------- rounding (chapter 19) ----
 
-def softmax_rounding_error(dtype: str, *, block_k: int | None, order: str = "random",
-                           n: int = 16, m: int = 1024, spread: float = 3.0, seed: int = 0) -> float:
-    """max |P − P_ref| in units of ``dtype``'s unit roundoff u = eps/2, P by the online softmax
-    (``block_k``) or the two-pass one (``block_k=None``).
+ORDERS = ("random", "ascending", "descending")
 
-    The errors are the softmax's own: d_k = 1 (each score one rounded product), V = I (so O = P,
-    every product exact), the reference the two-pass softmax of the same rounded scores in long
-    double. ``order="ascending"`` sorts the keys by score, so the running max grows at every block.
-    """
-    from . import numpy as A
 
+def normalizer_scores(dtype: str = "float32", *, n: int = 8, m: int = 1024, order: str = "random",
+                      spread: float = 3.0, seed: int = 0):
+    """``(S, S_exact)`` (n, m): scores of d_k = 1, S = fl(q_i k_j) in ``dtype`` (one rounding
+    each), S_exact the same products of the same rounded q, k in float64 (exact for float32).
+
+    q ~ ``spread``·N(0, 1), k ~ N(0, 1). ``order`` arranges each row's keys: as drawn
+    (``"random"``), or sorted by that row's score, ``"ascending"`` (the running max grows at every
+    block) or ``"descending"`` (the max is the first key: never rescaled)."""
+    if order not in ORDERS:
+        raise ValueError(f"order must be one of {ORDERS}, got {order!r}")
     rng = np.random.default_rng(seed)
-    q = spread * rng.standard_normal((n, 1))  # (n, d_k = 1)
-    k = rng.standard_normal((m, 1))  # (m, 1)
-    if order == "ascending":
-        k = np.sort(k, axis=0)
-    elif order != "random":
-        raise ValueError(f"order must be 'random' or 'ascending', got {order!r}")
-    Q, K, V = q.astype(dtype), k.astype(dtype), np.eye(m, dtype=dtype)
-    S_ref = A.scores(Q.astype(np.longdouble), K.astype(np.longdouble), scale=1.0)  # (n, m)
-    P_ref = A.softmax(S_ref)
+    q = (spread * rng.standard_normal((n, 1))).astype(dtype)  # (n, 1)
+    k = rng.standard_normal((1, m)).astype(dtype)  # (1, m)
+    S = q * k  # (n, m), rounded in dtype
+    S_exact = q.astype(np.float64) * k.astype(np.float64)  # (n, m)
+    if order != "random":
+        idx = np.argsort(S, axis=1, kind="stable")  # ascending by score, row by row
+        if order == "descending":
+            idx = idx[:, ::-1]
+        S, S_exact = np.take_along_axis(S, idx, 1), np.take_along_axis(S_exact, idx, 1)
+    return S, S_exact
+
+
+def normalizer_error(dtype: str = "float32", *, m: int = 1024, block_k: int | None = None,
+                     sequential: bool = False, ell_dtype: str | None = None,
+                     alpha_dtype: str | None = None, order: str = "random",
+                     reference: str = "rounded", n: int = 8,
+                     spread: float = 3.0, seed: int = 0) -> float:
+    """The largest relative error of the normalizer over ``n`` rows, in units of ``dtype``'s
+    unit roundoff u: |ℓ̂ e^{ŝ_max} / Σ_j e^{S_ij} − 1| / u.
+
+    ℓ̂ by the online recurrence with ``block_k`` (``core.rounding.online_normalizer``, ℓ
+    carried in ``ell_dtype``, α computed in ``alpha_dtype``) or, with ``block_k=None``, the
+    two-pass softmax summed pairwise or ``sequential``-ly. The reference (float64) sums the
+    same rounded scores (``reference="rounded"``: the softmax's own error) or the exact products
+    (``"exact"``: the rounding of q·k counted too). Every P_ij of the row carries this error
+    (plus the rounding of its own exponential and division)."""
+    from .core import rounding
+
+    S, S_exact = normalizer_scores(dtype, n=n, m=m, order=order, spread=spread, seed=seed)
     if block_k is None:
-        P, _ = A.attention(Q, K, V, scale=1.0)
+        s_max, ell = rounding.two_pass_normalizer(S, sequential=sequential)
     else:
-        P, _ = A.attention_blockwise(Q, K, V, block_q=n, block_k=block_k, scale=1.0)
+        s_max, ell = rounding.online_normalizer(S, block_k, ell_dtype=ell_dtype,
+                                                alpha_dtype=alpha_dtype)
+    if reference not in ("rounded", "exact"):
+        raise ValueError(f"reference must be 'rounded' or 'exact', got {reference!r}")
+    S_ref = S.astype(np.float64) if reference == "rounded" else S_exact
+    top = S_ref.max(axis=1)  # (n,)
+    ell_ref = np.exp(S_ref - top[:, None]).sum(axis=1)
+    ratio = ell.astype(np.float64) * np.exp(s_max.astype(np.float64) - top) / ell_ref
     u = np.finfo(dtype).eps / 2
-    return float(np.abs(P - P_ref).max() / u)
+    return float(np.abs(ratio - 1).max() / u)
+
+
+def mixed_precision_error(dtype: str = "bfloat16", *, n: int = 32, m: int = 4096, d: int = 64,
+                          block_k: int = 128, spread: float = 1.0,
+                          seed: int = 0) -> dict[str, float]:
+    """How far the real kernels' recipe lands from float64, torch on the CPU.
+
+    Q (n, d), K, V (m, d) standard normal (Q times ``spread``), rounded to ``dtype``
+    (``"bfloat16"``, ``"float16"``); the reference is float64 attention of those rounded inputs
+    (scale 1/√d). The online forward runs over key blocks of ``block_k`` as a FlashAttention
+    kernel does: S = Q Kᵀ and every product of two ``dtype`` numbers accumulated in float32, the
+    statistics s_max, ℓ and acc in float32. Variants (keys of the result):
+
+    - ``fp32``: P̃ = e^{S − s_max} kept in float32 for P̃ V;
+    - ``p_rounded``: P̃ rounded to ``dtype`` before P̃ V (ℓ still sums the float32 P̃), as the
+      kernels feed the tensor cores;
+    - ``p_rounded_out``: that, and O stored in ``dtype``;
+    - ``all_low``: scores, statistics and acc all rounded to ``dtype`` (no float32 at all).
+
+    Values: max |O − O_ref| / max |O_ref|; ``u`` is ``dtype``'s unit roundoff, ``u32``
+    float32's."""
+    import torch
+
+    low = getattr(torch, dtype)
+    g = torch.Generator().manual_seed(seed)
+    Q = (spread * torch.randn(n, d, generator=g, dtype=torch.float64)).to(low)
+    K, V = (torch.randn(m, d, generator=g, dtype=torch.float64).to(low) for _ in range(2))
+    scale = 1.0 / math.sqrt(d)
+    Q64, K64, V64 = (x.to(torch.float64) for x in (Q, K, V))
+    O_ref = torch.softmax(scale * (Q64 @ K64.T), dim=-1) @ V64  # (n, d)
+
+    def forward(p_dtype, stat_dtype, out_dtype):
+        Qs, Ks, Vs = (x.to(torch.float32) for x in (Q, K, V))  # exact: dtype ⊂ float32
+        s_max = torch.full((n,), -math.inf, dtype=stat_dtype)
+        ell = torch.zeros(n, dtype=stat_dtype)
+        acc = torch.zeros(n, d, dtype=stat_dtype)
+        for j in range(0, m, block_k):
+            S = (scale * (Qs @ Ks[j:j + block_k].T)).to(stat_dtype)  # (n, b), fp32 accumulate
+            s_new = torch.maximum(s_max, S.max(dim=-1).values)
+            alpha = torch.exp(s_max - s_new)  # (n,)
+            E = torch.exp(S - s_new[:, None])  # P̃ (n, b) in stat_dtype
+            ell = alpha * ell + E.sum(dim=-1)
+            # (n, b) @ (b, d), products exact and accumulated in float32
+            Pv = E.to(p_dtype).to(torch.float32) @ Vs[j:j + block_k]
+            acc = alpha[:, None] * acc + Pv.to(stat_dtype)
+            s_max = s_new
+        return (acc.to(torch.float32) / ell.to(torch.float32)[:, None]).to(out_dtype)
+
+    variants = {"fp32": (torch.float32, torch.float32, torch.float32),
+                "p_rounded": (low, torch.float32, torch.float32),
+                "p_rounded_out": (low, torch.float32, low),
+                "all_low": (low, low, low)}
+    top = float(O_ref.abs().max())
+    out = {name: float((forward(*args).to(torch.float64) - O_ref).abs().max()) / top
+           for name, args in variants.items()}
+    out["u"] = float(torch.finfo(low).eps) / 2
+    out["u32"] = float(torch.finfo(torch.float32).eps) / 2
+    return out

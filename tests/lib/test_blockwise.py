@@ -311,14 +311,3 @@ def test_peak_memory_whole_quadratic_blockwise_linear():
     out_per_row = (4 * 16 + 2) * 8  # O, dQ, dK, dV rows, lse and r
     assert abs(per_row - out_per_row) < 0.05 * out_per_row
     assert (run.blockwise < run.whole).all()
-
-
-@pytest.mark.parametrize("dtype", ["float32", "float64"])
-def test_softmax_rounding_error_is_a_few_roundoffs(dtype):
-    from attnlib import measure
-
-    for block_k in (None, 64, 16):
-        err = measure.softmax_rounding_error(dtype, block_k=block_k, m=256)
-        assert 0 < err < 50
-    with pytest.raises(ValueError, match="order"):
-        measure.softmax_rounding_error(dtype, block_k=4, order="sideways")

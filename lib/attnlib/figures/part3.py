@@ -17,7 +17,7 @@ from attnlib import numpy as A
 from attnlib import plots
 from attnlib.numpy import block_grid
 
-__all__ = ["OnlineStepView", "BlockSizeView", "memory_figure"]
+__all__ = ["OnlineStepView", "BlockSizeView", "memory_figure", "io_figure", "steps_figure"]
 
 C = plots.COLORS
 _PENDING = "#D9D9D9"
@@ -60,9 +60,9 @@ class OnlineStepView(plots.View):
                                         label="부분 출력"))
         self.now, = self.track(bx.plot([], [], "o", color=C["accent"], ms=6))
         self.track(bx.plot(*O_final, "*", color=C["theory"], ms=10, label="최종 O"))  # on top
-        seen = np.vstack([O_final] + [np.asarray(st.O[:, 0]) for _, st in self.runs.values()])
-        lo, hi = seen.min(axis=0), seen.max(axis=0)  # every order's partial outputs fit
-        pad = 0.25 * max(float((hi - lo).max()), 0.2)
+        seen = np.vstack([O_final, Vn] + [np.asarray(st.O[:, 0]) for _, st in self.runs.values()])
+        lo, hi = seen.min(axis=0), seen.max(axis=0)  # every V_j and every partial output fit
+        pad = 0.08 * max(float((hi - lo).max()), 0.2)
         bx.set_xlim(lo[0] - pad, hi[0] + pad)
         bx.set_ylim(lo[1] - pad, hi[1] + pad)
         bx.set_title(r"$O^{(k)} = \mathrm{acc}^{(k)} / \ell^{(k)}$", fontsize=9)
@@ -184,5 +184,41 @@ def memory_figure(run, *, per_row, per_entry):
     ax.minorticks_off()
     ax.tick_params(labelsize=8)
     ax.legend(frameon=False, fontsize=8)
+    ax.grid(alpha=0.3, which="major")
+    return fig
+
+
+def io_figure(ns, curves):
+    """HBM bytes of forward + backward against n, log-log: ``curves`` maps a label to bytes per n
+    (``attnlib.core.io.io_bytes``); the standard path solid, the blockwise ones dashed."""
+    fig, ax = plots.new_figure(width=6.0, height=3.2)
+    mib = 2.0**20
+    colors = [C["theory"], C["sample"], C["accent"], C["muted"]]
+    for (label, ys), color in zip(curves.items(), colors, strict=False):
+        ax.loglog(ns, np.asarray(ys) / mib, "o-" if "표준" in label else "o--", color=color,
+                  ms=3, label=label)
+    ax.set_xlabel("시퀀스 길이 n (= m)", fontsize=9)
+    ax.set_ylabel("HBM 과 오간 바이트 (MiB)", fontsize=9)
+    ax.set_xticks(ns, [str(n) for n in ns])
+    ax.minorticks_off()
+    ax.tick_params(labelsize=8)
+    ax.legend(frameon=False, fontsize=8)
+    ax.grid(alpha=0.3, which="major")
+    return fig
+
+
+def steps_figure(points, bound):
+    """Relative error of ℓ (units of u) against the number of sequential steps m/b_k, log-log:
+    ``points`` maps a label to (steps, errors); ``bound`` (steps, γ-like line) dotted."""
+    fig, ax = plots.new_figure(width=6.0, height=3.2)
+    colors = [C["theory"], C["sample"], C["accent"], C["muted"]]
+    markers = ["o", "s", "^", "x"]
+    for (label, (xs, ys)), color, mk in zip(points.items(), colors, markers, strict=False):
+        ax.loglog(xs, np.maximum(ys, 0.05), mk + "-", color=color, ms=4, lw=1, label=label)
+    ax.loglog(*bound, ":", color="0.4", label="$(m/b_k)\\,u$")
+    ax.set_xlabel("차례로 밟는 걸음 수 $m/b_k$", fontsize=9)
+    ax.set_ylabel("ℓ 의 상대오차 / u", fontsize=9)
+    ax.tick_params(labelsize=8)
+    ax.legend(frameon=False, fontsize=7)
     ax.grid(alpha=0.3, which="major")
     return fig
