@@ -133,9 +133,12 @@ def monitor_curves(healthy, collapsed, *, head):
     ax.set_title("손실", fontsize=10)
     ax.legend(frameon=False, fontsize=8)
     H = np.asarray(collapsed.entropy)
+    others = [h for h in range(H.shape[1]) if h != head]
     for h in range(H.shape[1]):
+        label = (f"헤드 {head}" if h == head
+                 else "다른 헤드" if h == others[0] else None)  # one entry for the grey curves
         bx.plot(steps, H[:, h], color=COLORS["theory"] if h == head else COLORS["muted"],
-                lw=2 if h == head else 1, label=f"헤드 {h}" if h == head else None)
+                lw=2 if h == head else 1, label=label)
     bx.set_ylim(0, 1.05)
     bx.set_title("H(P)/log m (붕괴한 실행)", fontsize=10)
     bx.legend(frameon=False, fontsize=8)

@@ -2,7 +2,244 @@
 
 from __future__ import annotations
 
-from . import sentence as _s  # noqa: F401  (the parts add their sentences with _s)
+from . import sentence as _s
 
 SENTENCES = [
+    # ------------------------------------------------------------------ 06_shapes
+    _s("06_shapes/one_combination",
+       "$n$, $m$, $d_v$ 가 서로 다르면 shape 가 맞는 조합은 하나뿐",
+       "P 또는 Pᵀ 와 G 또는 Gᵀ 의 곱 가운데 V 의 shape 가 나오는 것: n, m, d_v = 3, 4, 2 에서 "
+       "PᵀG 하나, n = m = 4 에서 PG 와 PᵀG 둘"),
+    _s("06_shapes/dv_u",
+       r"$\partial L/\partial V = P^{\mathsf T}G$ ($m\times d_v$), "
+       r"$U = \partial L/\partial P = GV^{\mathsf T}$ ($n\times m$)",
+       "torch autograd 의 V.grad 와 P.grad(retain_grad) 가 PᵀG, GVᵀ 와 같고 shape 가 맞다"),
+    _s("06_shapes/u_sign",
+       "$U_{ij} > 0$ 이면 $P_{ij}$ 를 키울 때 손실이 커진다",
+       "모든 (i, j) 에서 P_ij 하나를 키울 때 L = Σ G⊙(PV) 의 변화율이 U_ij = G_i·V_j 와 같다"),
+    _s("06_shapes/no_jacobian",
+       r"$\partial L/\partial V$ 에는 softmax 의 야코비안이 들어 있지 않다",
+       "P 만으로 만든 PᵀG 가 softmax 를 거친 autograd 의 ∂L/∂V 와 같다"),
+    # ------------------------------------------------------------- 07_batch_heads
+    _s("07_batch_heads/heads_2d",
+       "헤드를 2차원으로 다시 계산하면 차이가 반올림 크기($10^{-14}$ 아래)다",
+       "B·H = 8 개 헤드 모두 attnlib 의 2차원 역전파와 einsum 판의 dQ 차이가 10⁻¹⁴ 아래"),
+    _s("07_batch_heads/own_block",
+       r"$\partial L/\partial W_Q^{(h)} = X^{\mathsf T}\,\partial L/\partial Q_h$ 는 헤드 $h$ 의 "
+       "블록만 채운다",
+       "G 가 헤드 0 의 출력에만 있으면 헤드 1 블록이 정확히 0; 일반적인 경우 블록 h 가 "
+       "Σ_b X_bᵀ ∂L/∂Q_(b,h) 와 같다"),
+    _s("07_batch_heads/meet_at_x",
+       "헤드들이 만나는 곳은 $X$ 하나이고, 거기서 더해진다",
+       "헤드별 dX 조각이 모두 0이 아니고 그 합이 nn.MultiheadAttention 의 X.grad 와 같다"),
+    _s("07_batch_heads/batch_sum",
+       "배치의 예제들은 가중치를 나눠 쓰므로 가중치 쪽에서 더해진다",
+       "예제별로 따로 구한 네 가중치의 기울기를 더하면 배치의 기울기, dX 는 예제마다 제 것"),
+    _s("07_batch_heads/mha_autograd",
+       "모두 `nn.MultiheadAttention` 의 autograd 와 같다",
+       "dX, dW_Q, dW_K, dW_V, dW_O 가 nn.MultiheadAttention 의 autograd 와 1e-12 안에서 같다"),
+    # ---------------------------------------------------------------- 08_row_rule
+    _s("08_row_rule/jacobian",
+       r"행 하나의 softmax 야코비안은 $J = \operatorname{diag}(p) - pp^{\mathsf T}$",
+       "길이 4 의 행에서 A.softmax_jacobian 이 diag(p) − ppᵀ 이고 torch 의 야코비안과 같다"),
+    _s("08_row_rule/three_ways",
+       "야코비안을 만든 값, autograd 와 같다",
+       "행별 규칙, uᵀJ, torch autograd 의 Δ 가 1e-14 안에서 같다"),
+    _s("08_row_rule/exactly_m",
+       "정확히 $m$ 배",
+       "n = m = 1024 에서 n m² 를 n m 으로 나누면 나머지 없이 m"),
+    _s("08_row_rule/memory_grows",
+       "재어 보면 메모리의 비가 $m$ 을 따라 자란다",
+       "tracemalloc 으로 잰 최대 메모리의 비가 m = 16 … 512 에서 단조 증가하고 m/2 를 넘는다"),
+    # ------------------------------------------------------------------- 09_masks
+    _s("09_masks/masked_zero",
+       r"가린 자리는 $P = 0$ 이라 행별 규칙에서 $\Delta = 0$ 이다",
+       "인과 마스크의 가린 자리 6개에서 U 는 0이 아닌데 P 와 Δ 는 정확히 0"),
+    _s("09_masks/first_row",
+       "첫 질의는 $Q$ 쪽 기울기를 받지 않는다",
+       "인과 마스크에서 첫 행의 Δ 와 ∂L/∂Q 가 정확히 0, 다른 행의 ∂L/∂Q 는 0이 아니다"),
+    _s("09_masks/leaks",
+       r"$-\infty$ 와 $-10^9$ 은 보이는 자리가 있는 행에서 똑같이 정확한 0을 남긴다. "
+       r"$-10$ 은 $P$ 와 $\Delta$ 를 $10^{-5}$ 대로 흘린다",
+       "글의 비교 코드: 가린 자리의 max P, max |Δ| 가 −inf, −1e9 에서 0, −10 에서 10⁻⁵ 대"),
+    _s("09_masks/pad_nan",
+       r"글의 수식 그대로라면 패딩 행($G = 0$)의 NaN 도 모든 키의 $\partial L/\partial V$ 로 "
+       r"번진다",
+       "−inf 로 전부 가린 행에 G = 0 을 주어도 PᵀG 의 모든 키 행에 NaN"),
+    _s("09_masks/replace_no_nan_qk",
+       r"바꿔 넣은 마스크면 NaN 이 $\partial L/\partial Q$, $\partial L/\partial K$ 로는 가지 "
+       r"않고, "
+       r"$-\infty$ 를 더한 마스크면 간다",
+       "전부 가린 행, G 그대로: attnlib 의 바꿔 넣기(nan 모드)는 ∂L/∂V 에만 NaN, torch 로 점수에 "
+       "−inf 를 더하면 ∂L/∂Q, ∂L/∂K, ∂L/∂V 모두 NaN"),
+    _s("09_masks/sdpa_zero",
+       "SDPA 는 그런 행에 $O = 0$ 을 돌려주고 어느 기울기에도 NaN 을 내지 않는다",
+       "SDPA 의 O[0] 이 0 이고, G 그대로와 G[0] = 0 두 경우 모두 NaN 이 든 기울기가 없으며 "
+       "attnlib 의 zero 모드와 같다"),
+    _s("09_masks/replace_cut",
+       r"에서는 가린 자리의 $\Delta$ 가 $W_Q$, $W_K$ 에 닿지 않는다. 닿는 것은 더하는 "
+       r"마스크(실수형 "
+       "마스크)뿐이다",
+       "torch 자기 어텐션, fill = −10: 마스크 전 점수 S_raw 의 가린 자리 기울기가 바꿔 넣기에서 "
+       "정확히 0, 더하기에서 10⁻⁵ 위"),
+    _s("09_masks/zero_fill",
+       "가리는 값 0이 「마스크 없음」인 것도 더하기뿐이다",
+       "fill = 0: 더하기의 P 가 마스크 없는 P 와 비트까지 같고 바꿔 넣기의 P 는 다르다"),
+    _s("09_masks/thresholds",
+       r"float32 에서 약 $-104$, float64 에서 약 $-745$ 아래로 정확히 0이 된다",
+       "A.exp_underflow 의 문턱을 반올림하면 −104, −745"),
+    _s("09_masks/between",
+       "지수가 그 사이에 있으면 float64 에서만 샌다",
+       "fill = −300 (두 문턱 사이): float32 는 가린 자리 P, Δ 가 0, float64 는 0이 아니다"),
+    # ----------------------------------------------------------------- 10_dropout
+    _s("10_dropout/u_side",
+       r"역전파에서는 $U = (GV^{\mathsf T})\odot M/(1-p_{\text{drop}})$ 로 들어간다",
+       "attnlib 의 U 가 (GVᵀ)⊙M/(1−p) 와 같고 P 는 드롭아웃이 없을 때와 같다"),
+    _s("10_dropout/r_changes",
+       "가중평균 $r$ 이 드롭아웃 마스크를 따라 바뀐다",
+       "p_drop = 0.3 의 마스크에서 네 행 모두 r 이 드롭아웃 없는 r 과 다르다"),
+    _s("10_dropout/dropped_delta",
+       r"떨어뜨린 자리는 $U = 0$ 이지만 $P \ne 0$ 이라 $\Delta = -P\,r$",
+       "떨어뜨린 자리마다 Δ = −P·r 이고 0이 아니다"),
+    _s("10_dropout/autograd",
+       "같은 마스크를 고정한 torch autograd 와 일치한다",
+       "Δ, dQ, dK, dV 가 같은 마스크를 곱한 torch autograd 와 1e-12 안에서 같다"),
+    # ------------------------------------------------------------------ 11_dq_dk
+    _s("11_dq_dk/one_place",
+       "$n$, $m$, $d_k$ 가 서로 다르면 shape 를 맞출 때 전치의 자리가 하나로 정해진다",
+       "Δ 또는 Δᵀ 와 K(Q) 또는 그 전치의 곱 가운데 Q(K) 의 shape 가 나오는 것: n, m, d_k = 3, 5, 4 "
+       "에서 하나씩, n = m 에서는 ΔQ 도 K 의 shape"),
+    _s("11_dq_dk/autograd_backends",
+       "PyTorch 자동미분과 두 백엔드가 모두 같은 답을 낸다",
+       "dQ, dK, dV 가 attnlib.numpy, attnlib.torch, torch autograd 에서 같다"),
+    _s("11_dq_dk/only_k",
+       r"$K$ 의 기울기만 $\sqrt{d_k}$ 배 작아진다",
+       "d_k = 4 에서 버그의 dK 가 참값의 1/2, dQ 와 dV 는 참값 그대로"),
+    _s("11_dq_dk/check_d4_d1",
+       "기울기 검사는 $d_k = 4$ 에서 상대오차 1/3 으로 바로 잡아내고, $d_k = 1$ 로만 시험하면 "
+       "보이지 않는다",
+       "중심차분 기울기 검사: d_k = 4 에서 버그의 K 상대오차 1/3, d_k = 1 에서는 버그를 켜도 "
+       "세 오차 모두 통과 기준 10⁻⁶ 아래"),
+    _s("11_dq_dk/dx_direction",
+       r"$K = XW_K$ 인 층에서는 아래로 가는 $\partial L/\partial X$ 의 방향까지 바뀐다",
+       "자기 어텐션 층(n = 8, d = 64, 시드 20개, d_k = 4, 16, 64)에서 참 ∂L/∂X 와 버그의 ∂L/∂X 의 "
+       "코사인이 모두 0.99 아래이고 중앙값이 d_k 와 함께 줄어든다"),
+    # ---------------------------------------------------------------- 12_row_sum
+    _s("12_row_sum/row_zero",
+       r"$\Delta$ 의 각 행의 합은 정확히 0이다",
+       "무작위 4×6 의 Δ 에서 |행 합| 이 10⁻¹⁵ 아래 (반올림 크기)"),
+    _s("12_row_sum/biases",
+       r"행 편향과 질의 항의 기울기는 0, 키 편향은 $\Delta$ 의 열 합이다",
+       "torch autograd: 행 편향·질의 항의 기울기가 10⁻¹⁴ 아래, 키 편향의 기울기가 Δ 의 열 합과 "
+       "같고 0이 아님"),
+    _s("12_row_sum/gradcheck_pass",
+       r"기울기 검사의 상대오차는 세 입력 모두 $10^{-9}$ 미만이다",
+       "순수 파이썬 중심차분 검사의 최대 상대오차 Q, K, V 가 모두 10⁻⁹ 아래"),
+    # ------------------------------------------------------------------ 13_peaked
+    _s("13_peaked/collapse",
+       r"$\Delta$ 를 지나는 $\partial L/\partial Q$, $\partial L/\partial K$ 는 죽고, $\Delta$ 를 "
+       r"안 "
+       r"지나는 $\partial L/\partial V = P^{\mathsf T}G$ 는 산다",
+       "배수 64 에서 ‖dQ‖, ‖dK‖ 가 제 봉우리의 1/100 아래이고 ‖dV‖ 는 표에서 가장 크다"),
+    _s("13_peaked/rise",
+       r"$\lVert\partial L/\partial Q\rVert$ 는 $\alpha$ 에 거의 비례해 오르다 봉우리를 넘어 "
+       r"무너지고",
+       "배수 0.25 → 1 (4배) 에서 ‖dQ‖ 가 3.5 ~ 4.5 배, 봉우리가 표의 안쪽, 64 에서 봉우리의 1/100 "
+       "아래"),
+    _s("13_peaked/v_grows",
+       r"$\lVert\partial L/\partial V\rVert$ 는 배수마다 자라 $Q$·$K$ 쪽이 무너진 뒤로는 셋 중 "
+       r"가장 크다",
+       "‖dV‖ 가 배수마다 커지고 배수 32, 64 에서 ‖dQ‖, ‖dK‖ 보다 크다"),
+    _s("13_peaked/dk_over",
+       r"봉우리 근처에서는 $\lVert\partial L/\partial K\rVert$ 가 더 클 수도 있다 (우리 난수에서 "
+       r"배수 4, 8, 16)",
+       "default_rng(0) 의 표에서 ‖dK‖ > ‖dV‖ 인 배수가 4, 8, 16"),
+    _s("13_peaked/seed_depth",
+       "시드마다 자릿수가 다르다",
+       "시드 300개에서 배수 64 의 ‖dQ‖ 가 10⁻³ 아래인 비율과 1 위인 비율이 둘 다 20% 넘는다"),
+    _s("13_peaked/max_p_one_row",
+       "최대 $P$ 하나는 가장 많이 몰린 행의 사정만 알려 준다",
+       "배수 8 에서 한 행의 최대 P 는 0.999 위, 다른 행은 0.7 아래이고 그 행의 ‖(dQ)_i‖ 는 1 위"),
+    _s("13_peaked/loss_blind",
+       "손실 곡선에 안 보이는 붕괴가 이 수에는 보인다",
+       "300걸음 학습: 헤드 3 의 H/log m 은 내내 0.05 아래, 다른 헤드 평균은 0.8 위인데 "
+       "마지막 손실은 정상 실행과 10% 안에서 같다"),
+    _s("13_peaked/head3_weak",
+       "헤드 3의 기울기는 다른 헤드 평균의 5분의 1 아래이지만 0은 아닙니다",
+       "마지막 걸음의 ‖(∂L/∂W_Q, ∂L/∂W_K)‖ 비 (헤드 3 / 다른 헤드 평균) 가 0.05 와 0.2 사이"),
+    # --------------------------------------------------------------- 14_residual
+    _s("14_residual/residual_isolated",
+       r"잔차를 빼도 $\partial L/\partial x$ 가 $V$ 를 거치는 몫으로 살아 있고, $W_V$ 를 줄여 "
+       r"가지를 "
+       "약하게 하면 남는 것은 $I$ 의 몫뿐이다",
+       "α = 64: 가지의 몫을 Q·K·V 세 길로 나누면 Q·K 길은 10⁻² 아래, 잔차 없는 ‖∂L/∂x‖ 는 V 길과 "
+       "같고 "
+       "‖G‖ 의 절반 위; W_V × 0.01 이면 잔차 없이 ‖G‖ 의 2% 아래, 잔차 있으면 ‖G‖ 의 1% 안"),
+    _s("14_residual/qk_dead",
+       r"$W_Q$, $W_K$ 로 가는 길은 $\Delta$ 를 지나므로 잔차가 있어도 죽는다",
+       "α = 64 에서 ‖∂L/∂W_Q‖, ‖∂L/∂W_K‖ 가 10⁻² 아래, ‖∂L/∂W_V‖ 는 10 위"),
+    _s("14_residual/ln_projection",
+       r"두 방향을 지우고 나머지를 $1/\sigma$ 배 하는 행렬이다",
+       "d = 6 에서 A.layernorm_jacobian 이 torch 의 야코비안과 같고 특잇값 넷이 1/σ, 둘이 0"),
+    _s("14_residual/sigma_above_one",
+       r"잰 24층에서는 모두 $\sigma > 1$ 이었고, 항등 경로만으로는 24층을 지나며 기울기가 몇 "
+       r"자리나 "
+       "줄어듭니다",
+       "24층 post-LN 스택의 층별 σ 가 모두 1 위이고 Π 1/σ 가 10⁻² 아래"),
+    _s("14_residual/pre_ln_grows",
+       "pre-LN 의 입력 쪽 기울기는 기하평균이 깊이와 함께 오르고 25번 모두 출력 쪽보다 크다",
+       "깊이 3 … 48, 시드 5개: pre-LN 의 ‖∂L/∂x_0‖/‖∂L/∂x_N‖ 기하평균이 깊이마다 오르고 25개 비가 "
+       "모두 1 위"),
+    _s("14_residual/post_ln_spread",
+       "post-LN 의 비는 25번 중 여러 번 1 아래로 내려가고, 깊이 48 에서 시드 사이 폭이 가장 넓다",
+       "post-LN 의 비가 1 아래인 경우가 3번 이상이고, 깊이 48 의 post-LN 폭이 두 스택의 모든 깊이 "
+       "가운데 최대"),
+    _s("14_residual/spread_not_monotone",
+       "깊이 24 에서는 pre-LN 의 폭이 더 넓어",
+       "깊이 24 에서 시드 사이 폭(최대 / 최소)이 pre-LN 쪽이 post-LN 쪽보다 크다"),
+    # ------------------------------------------------------------------ 15_verify
+    _s("15_verify/backends",
+       "`attnlib.numpy`·`attnlib.torch`·`AttentionFunction` 도 같은 값을 낸다",
+       "글의 작은 예제에서 Δ, dQ, dK, dV 가 두 백엔드와 AttentionFunction 의 .grad 에서 순수 "
+       "파이썬과 같다"),
+    _s("15_verify/ten_places",
+       r"두 값의 차가 세 기울기 모두 $10^{-10}$ 아래",
+       "NumPy 중심차분(h = 10⁻⁵)과 순수 파이썬 다섯 줄의 최대 절대 차가 Q, K, V 모두 10⁻¹⁰ 아래"),
+    _s("15_verify/lse_saves",
+       "$n = m = 4096$ 에서는 64 MiB 가 16 KiB 가 된다",
+       "float32 의 P 가 64 MiB, lse 가 16 KiB, 비 4096 = m"),
+    # ----------------------------------------------------------------- 16_closing
+    _s("16_closing/sdpa_grad",
+       "`.grad` 는 배치·헤드 축과 인과 마스크가 붙어도 다섯 줄과 같다",
+       "B, H, n, m = 2, 4, 5, 6 과 인과 마스크에서 SDPA 의 Q, K, V .grad 가 attnlib.torch 의 다섯 "
+       "줄과 같다"),
+    _s("16_closing/ledger_second",
+       "글과 다르게 나온 것(≠)은 없고, 조건을 붙여야 맞는 것(△)이 둘이다",
+       "attnlib.claims 의 두 번째 글 항목에서 erratum 0개, qualified 2개 (11_dq_dk/lr_eighth, "
+       "14_residual/identity_keeps)"),
+    # ------------------------------------------------- more sentences of 08, 13, 14
+    _s("08_row_rule/temp_array",
+       "계산 도중에 같은 크기의 임시 배열이 하나 더 생기기 때문입니다",
+       "m ≥ 128 에서 tracemalloc 의 최대 메모리가 두 방법 모두 센 크기의 1.5 ~ 3.5 배"),
+    _s("13_peaked/gap_cause",
+       "그런 시드에서는 어느 행의 가장 큰 두 점수가 거의 같아",
+       "시드 300개: 배수 64 에서 ‖dQ‖ > 1 인 시드는 가장 좁은 행의 1·2위 점수 간격이 모두 6 아래, "
+       "‖dQ‖ < 10⁻³ 인 시드는 모두 11 위"),
+    _s("14_residual/pre_dip",
+       "출력 쪽과 거의 같은 높이까지만 내려갑니다",
+       "탐색기의 15칸 가운데 pre-LN 곡선이 출력 쪽 아래로 내려가는 칸이 있고, "
+       "가장 낮은 점이 출력 쪽의 0.99 배 위"),
+    _s("14_residual/gain_grows",
+       "배수가 커질수록 층 배율의 중앙값이 1 에서 멀어지고, 가장 큰 배율도 커집니다",
+       "깊이 48 의 pre-LN 스택에서 배수 1, 4, 16 의 층 배율 중앙값과 최댓값이 모두 커진다"),
+    _s("14_residual/thousands",
+       "pre-LN 의 입력/출력 비가 수천에 이릅니다",
+       "깊이 48, 배수 16 에서 pre-LN 의 ‖∂L/∂x_0‖/‖∂L/∂x_N‖ 가 10³ 과 10⁴ 사이"),
+    _s("14_residual/branch_big",
+       r"$\alpha = 64$ 에서도 $\partial\operatorname{Attn}/\partial x$ 의 몫이 "
+       r"$\lVert G\rVert$ 보다 크니",
+       "α = 64 에서 어텐션 가지의 ∂L/∂x 몫의 노름이 ‖G‖ 보다 크다"),
+    _s("15_verify/peak_both",
+       r"어느 쪽이든 $S$, $P$, $\Delta$ 같은 $n\times m$ 배열을 잠시 만듭니다",
+       "n = m = 4096 에서 P 경로와 LSE 경로 모두 역전파 중 최고 메모리가 n×m float32 한 장 이상"),
 ]
