@@ -8,7 +8,10 @@ printed, and how the book treats it:
 - ``exact``: a chapter reproduces it to the printed digits through ``ledger.claim``;
 - ``shape``: the article gives no seed, so a chapter computes the same quantity with
   its own seed and ``note`` says what differs;
-- ``erratum``: the book's computation disagrees; ``note`` says why;
+- ``erratum``: the book's computation disagrees; ``note`` says why.  Where the article printed
+  a number, a chapter checks it with ``ledger.claim`` (the two must differ); where it said it in
+  words (「10⁻⁶ 아래」), ``expected`` quotes the words in 「」 and the chapter holds the
+  contradiction it computes with ``ledger.holds(key, ok, shown)``;
 - ``roundoff``: a residue at the level of floating-point round-off (a row sum that is 0 in
   exact arithmetic, the gap between two orders of summation, a gradient check's error).
   Its last digits depend on the order in which the CPU's BLAS and SIMD kernels add, not on
@@ -80,8 +83,8 @@ _LIST = [
     _c("02_collapse/gap_scaled", _A, _SIX, "1등과 5등 점수 차 (나눈 쪽)", "1.62"),
     _c("02_collapse/gap_raw", _A, _SIX, "1등과 5등 점수 차 (안 나눈 쪽)", "12.99"),
     _c("02_collapse/ratio_raw", _A, _SIX, "e^12.99, 1등과 5등 확률의 비 (44만)", "4.4e5"),
-    _c("02_collapse/tail_raw", _A, _SIX, "안 나눈 쪽 5·6번째 확률이 10⁻⁶ 아래 (둘 중 큰 값)",
-       "1e-06", status="erratum",
+    _c("02_collapse/tail_raw", _A, _SIX, "안 나눈 쪽 5·6번째 확률이 10⁻⁶ 아래",
+       "「10⁻⁶ 아래」", status="erratum",
        note="두 확률은 2.1·10⁻⁶ 과 1.4·10⁻⁶ 으로 10⁻⁶ 보다 조금 크다; '10⁻⁶ 아래'는 틀린 말이고 "
             "'10⁻⁵ 아래'가 맞다"),
     _c("03_jacobian/x1", _A, _C3, "×1: 최대 p, 엔트로피, 최대 |J|", "0.306596", "1.6426", "2.126e-01"),
@@ -100,18 +103,30 @@ _LIST = [
     _c("03_jacobian/peak_value", _A, "§그래서 기울기가 죽는다 — 본문",
        "야코비안 최대 성분의 최댓값 = max p(1−p)", "0.25"),
     _c("03_jacobian/peak_multiplier", _A, _TAB,
-       "최대 |J| 가 0.25에 닿는 배수 (표의 2.52 행)", "2.52", status="erratum",
-       note="근을 찾으면 max p = 0.5, max |J| = 0.25 인 배수는 2.468 이다; 2.52 는 그 근처, "
-            "max |J| 가 네 자리로 0.2500 으로 반올림되는 평평한 꼭대기 위의 한 점이다"),
+       "최대 |J| 가 0.25에 닿는 배수 (글은 적지 않는다)", "—", status="unchecked",
+       note="글은 꼭대기의 배수를 적지 않는다. 글의 말은 「가장 큰 확률이 0.5 근처일 때이고 그 값이 "
+            "0.25」(peak_value 가 확인)이고, 표의 ×2.52 행은 table_x2.52 가 자릿수까지 확인한다. "
+            "장은 꼭대기(max p = 0.5)의 배수 2.468 을 계산하고, 2.52 가 max |J| 가 넷째 자리에서 "
+            "0.2500 으로 보이는 평평한 구간 안의 한 점이라는 것을 보인다 — 글의 오류가 아니다"),
     _c("03_jacobian/x16_text", _A, "본문", "배수 16의 야코비안 (≈0.005)", "0.005"),
-    _c("03_jacobian/x32_text", _A, "본문", "배수 32의 야코비안 (≈10⁻⁵)", "2e-05"),
+    _c("03_jacobian/x32_text", _A, "본문", "배수 32의 야코비안 「32면 10⁻⁵」 (어림값)", "10⁻⁵",
+       status="shape",
+       note="글은 자릿수만 적는다(「32면 10⁻⁵ 입니다」). 장은 같은 양 2.06·10⁻⁵ 를 계산하고 "
+            "자릿수가 10⁻⁵ 인지를 본다; 표의 ×32 행(0.0000206)은 table_x32 가 자릿수까지 확인한다"),
     _c("03_jacobian/dk512_multiplier", _A, "본문", "d_k=512를 나누지 않은 배수", "22.6"),
     _c("03_jacobian/dk512_past_table", _A, "§그래서 기울기가 죽는다 — 본문",
-       "배수 22.6 이 '표의 오른쪽 끝보다 더 간다': 표의 일곱 배수 가운데 22.6 보다 작은 것의 수 "
-       "(글의 말대로면 일곱 개 모두)", "7", status="erratum",
+       "배수 22.6 이 표의 오른쪽 끝(×32)보다 더 간다", "「표의 오른쪽 끝보다 더 갑니다」",
+       status="erratum",
        note="표의 오른쪽 끝은 ×32 이고 22.6 은 ×16 과 ×32 사이라, 그보다 작은 배수는 여섯 개다. 그 배수의 "
             "최대 |J| 도 표의 ×16 값과 ×32 값 사이에 있다. 야코비안이 거의 닫혀 있다는 글의 결론은 그대로이고, "
             "틀린 것은 '표 너머'라는 위치다"),
+    _c("03_jacobian/path_closed", _A, "§그래서 기울기가 죽는다 — 본문",
+       "p 가 원-핫에 가까워지면 J 의 모든 성분이 0 으로 가서 점수로 돌아가는 길이 통째로 막히고, "
+       "Q 와 K 는 기울기를 받지 못한다",
+       "「어텐션 가중치에서 점수로 돌아가는 길이 통째로 막히는 것」", status="qualified",
+       note="위에서 내려오는 ∂L/∂p 가 유계일 때만 맞다. 교차엔트로피처럼 ∂L/∂p = −y/p 가 J 가 "
+            "줄어드는 만큼 커지면 Jᵀu = p − y 가 남는다(α = 32 에서 크기 √2). 글은 다음 문단에서 "
+            "어텐션에는 그 약분이 없다고 하지만, 막힌다는 문장 자체에는 조건이 없다"),
     _c("04_experiment/scaled_t0", _A, _C4, "나눈 것 t=0: 손실, p₄, 최대 p, ‖∂L/∂q‖",
        "1.6703", "0.0868", "0.2085", "7.75e-01"),
     _c("04_experiment/scaled_t10", _A, _C4, "나눈 것 t=10", "0.7344", "0.1607", "0.4585", "2.67e-01"),
@@ -133,13 +148,38 @@ _LIST = [
        status="qualified",
        note="50 은 보고한 걸음(0, 10, 50, 100, 399) 가운데 얼어붙은 모습이 처음 보이는 걸음일 뿐이다. "
             "걸음마다 기록하면 얼어붙는 것은 걸음 11 이다(기울기 < 10⁻⁶, 최대 p > 1 − 10⁻⁹ 가 처음 되는 걸음)"),
+    _c("04_experiment/update_vanished", _A, "§실험 — 본문",
+       "기울기 4.2·10⁻⁹ 이니 float64 에서도 갱신량이 사라졌다 (그 뒤로 한 번도 움직이지 않는다)",
+       "「float64에서도 갱신량이 사라진 것」", status="erratum",
+       note="손실은 쌓아 가는 값이 아니라 걸음마다 q 에서 다시 계산된다. q 는 한 걸음에 "
+            "η‖g‖ ≈ 2·10⁻⁹ 씩 움직이고(q 성분의 float64 간격은 10⁻¹⁶ 대), 손실은 걸음 50 에서 399 "
+            "까지 1차 예측 Σ η‖g‖² ≈ 3·10⁻¹⁵, float64 간격 열 개 안팎만큼 더 줄어든다. 갱신이 "
+            "사라진 것이 아니라 기울기가 너무 작아 학습이 사실상 멈춘 것이다; 소수점 여섯 자리가 "
+            "그대로라는 글의 말(frozen_digits)은 맞다"),
     _c("04_experiment/gradcheck_ds", _A, "코드 뒤 본문", "ds 줄의 기울기 검사 최대 상대오차",
        "1.1e-10", status="roundoff", bound=1e-9,
        note="글은 검사의 점(q, 스텝)과 h를 밝히지 않는다; 장은 t=0의 q에서 h=1e-5로 잰다. "
             "중앙 차분의 오차(h² 와 반올림/h)는 10⁻¹⁰ 안팎이고 끝자리는 CPU 의 합산 순서를 "
             "따르므로, 둘 다 10⁻⁹ 아래인지를 본다 — 식이 틀리면 오차는 10⁻² 보다 크다"),
+    _c("05_devices/ln_assumption", _A, "§q·k의 분산 · §초기화·LayerNorm — 본문",
+       "LayerNorm 을 지난 벡터는 계산의 가정(성분이 독립, 평균 0·분산 1)을 더 잘 만족한다; "
+       "LayerNorm 이 만들어 주는 조건이 이 계산의 가정을 성립시킨다",
+       "「LayerNorm이 만들어 주는 조건이 오히려 이 계산의 가정을 성립시킵니다」",
+       status="qualified",
+       note="근사로만 맞다. LayerNorm 은 벡터 하나 안의 평균 0, 제곱 평균 1 만 맞추고 성분을 "
+            "음의 상관 −1/(d−1) 로 묶는다. 성분이 독립·동분포인 입력에서 두 출력의 내적은 분산이 "
+            "d 가 아니라 d²/(d−1) 이다(d = 16 에서 17.07). 분산이 d 를 따라 커진다는 결론은 그대로다"),
+    _c("05_devices/init_not_kept", _A, "§초기화·LayerNorm — 본문",
+       "초기화로 맞춘 분산은 학습 중에 지켜지지 않지만, 1/√d_k 는 매 순전파에서 다시 적용되는 "
+       "상수라 그 문제가 없다",
+       "「1/√d_k 는 매 순전파에서 다시 적용되는 상수이므로 그 문제가 없습니다」",
+       status="qualified",
+       note="두 모델의 학습률이 같을 때만 맞다. 1/√d_k 모델의 점수 분산도 학습 중 1 에서 멀어지고"
+            "(300걸음에 6 남짓), 초기화 모델은 학습률이 √d_k 배인 1/√d_k 모델과 같은 궤적이다. "
+            "초기화 모델의 학습률을 1/√d_k 배 하면 두 모델은 같다"),
     _c("05_devices/init_factor", _A, "§초기화·LayerNorm — 본문",
-       "W_Q, W_K 를 '분산'에서 1/⁴√d_k 배 줄이면 초기 점수 분산이 1", "1.000", status="erratum",
+       "W_Q, W_K 의 분산을 1/⁴√d_k 배 줄이면 초기 점수 분산이 1",
+       "「초기 점수의 분산은 1이 됩니다」", status="erratum",
        note="분산을 1/⁴√d_k 배 줄이면 점수 분산은 d_k/√d_k = √d_k 가 된다; 1로 만들려면 "
             "표준편차를 1/⁴√d_k 배 (분산을 1/√d_k 배) 줄여야 한다"),
     # ---------------------------------------------------------------- article 002

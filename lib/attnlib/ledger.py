@@ -119,6 +119,10 @@ def claim(key: str, value) -> object:
     if spec.status == "qualified":
         raise ValueError(f"key: {key!r} is a qualified claim; "
                          "hold it with ledger.holds(key, ok, shown)")
+    if spec.status == "erratum" and not all(_NUM.match(e.replace("−", "-"))
+                                            for e in spec.expected):
+        raise ValueError(f"key: {key!r} is an erratum the article states in words; "
+                         "hold it with ledger.holds(key, ok, shown)")
     if isinstance(value, str):
         if spec.status != "shape":
             raise TypeError(f"value: {key!r} is checked digit by digit; pass numbers, not text")
@@ -165,7 +169,8 @@ def claim(key: str, value) -> object:
 
 
 def holds(key: str, ok, shown: str) -> None:
-    """Hold a sentence of the book (:mod:`attnlib.sentences`) or a qualified article claim.
+    """Hold a sentence of the book (:mod:`attnlib.sentences`), a qualified article claim, or an
+    erratum whose article sentence printed words, not a number (``expected`` quotes them).
 
     ``ok`` is the condition the cell computed from its data (a bool); ``shown`` says in a few
     words what the data is (``"얼어붙는 걸음 11"``); it is printed, so it must state the math,
@@ -189,17 +194,20 @@ def holds(key: str, ok, shown: str) -> None:
         rec = Claim(key, "", key.split("/", 1)[0], sent.text, shown, "book", ok, sent.check,
                     kind="book")
         what = f"the sentence 「{sent.text}」"
-    elif key in CLAIMS and CLAIMS[key].status == "qualified":
+    elif key in CLAIMS and CLAIMS[key].status in ("qualified", "erratum"):
+        # "erratum" here: the article states in words what the data contradicts (「10⁻⁶ 아래」);
+        # ``expected`` holds the article's words, ``ok`` is the contradiction the cell computed.
         spec = CLAIMS[key]
         rec = Claim(key, spec.article, spec.where, ", ".join(spec.expected), shown,
-                    "qualified", ok, spec.note)
-        what = f"the qualified claim ({ARTICLES[spec.article]}, {spec.where}: {spec.text})"
+                    spec.status, ok, spec.note)
+        kind = "qualified claim" if spec.status == "qualified" else "erratum"
+        what = f"the {kind} ({ARTICLES[spec.article]}, {spec.where}: {spec.text})"
     elif key in CLAIMS:
         raise ValueError(f"key: {key!r} is an article claim of status {CLAIMS[key].status!r}; "
                          "check it with ledger.claim(key, value)")
     else:
         raise KeyError(f"key: {key!r} is listed neither in attnlib.sentences nor, as "
-                       "qualified, in attnlib.claims")
+                       "qualified or erratum, in attnlib.claims")
     _RECORDS.append(rec)
     _write(rec)
     mark = MARKS[rec.status] if ok else "✘"

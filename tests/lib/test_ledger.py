@@ -45,10 +45,23 @@ def test_exact_claim_that_drifts_names_the_claim():
         ledger.claim("02_collapse/max_p_scaled", 0.30671)
 
 
-def test_erratum_that_agrees_is_an_error():
+def test_erratum_that_agrees_is_an_error(monkeypatch):
+    spec = claims.ArticleClaim("05_devices/test", "000", "본문", "초기 점수 분산", ("1.000",),
+                               status="erratum", note="분산이 아니라 표준편차")
+    monkeypatch.setitem(claims.CLAIMS, spec.key, spec)
     with pytest.raises(ledger.ClaimError, match="erratum"):
-        ledger.claim("05_devices/init_factor", 1.0)
-    assert ledger.claim("05_devices/init_factor", 2.8284) == 2.8284
+        ledger.claim(spec.key, 1.0)
+    assert ledger.claim(spec.key, 2.8284) == 2.8284
+
+
+def test_erratum_in_words_is_held_with_a_not_equal_sign(capsys):
+    ledger.holds("05_devices/init_factor", True, "점수 분산 8.0")
+    out = capsys.readouterr().out
+    assert out.startswith("≠ 05_devices/init_factor: 점수 분산 8.0  (글: 「초기 점수의 분산은")
+    with pytest.raises(ValueError, match="holds"):
+        ledger.claim("05_devices/init_factor", 8.0)
+    with pytest.raises(ledger.ClaimError, match="erratum"):
+        ledger.holds("05_devices/init_factor", False, "점수 분산 1.0")
 
 
 def test_shape_claim_takes_a_summary():
@@ -80,9 +93,12 @@ def test_every_listed_claim_is_well_formed():
         assert (spec.bound is not None) == (spec.status == "roundoff"), key
         if spec.status == "roundoff":  # the article's own value is round-off under our bound
             assert all(abs(float(e.replace("−", "-"))) < spec.bound for e in spec.expected), key
-        if spec.status in ("exact", "erratum"):
+        if spec.status == "exact" or (spec.status == "erratum"
+                                      and not spec.expected[0].startswith("「")):
             for e in spec.expected:
                 ledger.format_like(0.0, e)  # parseable
+        elif spec.status == "erratum":  # stated in words: quoted, held by ledger.holds
+            assert all(e.startswith("「") and e.endswith("」") for e in spec.expected), key
 
 
 def test_roundoff_claim_prints_the_bound_not_the_digits(tmp_path, monkeypatch, capsys):
