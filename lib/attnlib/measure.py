@@ -512,13 +512,15 @@ def mixed_precision_error(dtype: str = "bfloat16", *, n: int = 32, m: int = 4096
     - ``all_low``: scores, statistics and acc all rounded to ``dtype`` (no float32 at all).
 
     Values: max |O − O_ref| / max |O_ref|; ``u`` is ``dtype``'s unit roundoff, ``u32``
-    float32's."""
+    float32's; ``inputs``: the same measure between O_ref and float64 attention of the
+    unrounded float64 inputs (what rounding Q, K, V to ``dtype`` alone does)."""
     import torch
 
     low = getattr(torch, dtype)
     g = torch.Generator().manual_seed(seed)
-    Q = (spread * torch.randn(n, d, generator=g, dtype=torch.float64)).to(low)
-    K, V = (torch.randn(m, d, generator=g, dtype=torch.float64).to(low) for _ in range(2))
+    Q0 = spread * torch.randn(n, d, generator=g, dtype=torch.float64)
+    K0, V0 = (torch.randn(m, d, generator=g, dtype=torch.float64) for _ in range(2))
+    Q, K, V = (x.to(low) for x in (Q0, K0, V0))
     scale = 1.0 / math.sqrt(d)
     Q64, K64, V64 = (x.to(torch.float64) for x in (Q, K, V))
     O_ref = torch.softmax(scale * (Q64 @ K64.T), dim=-1) @ V64  # (n, d)
@@ -547,6 +549,8 @@ def mixed_precision_error(dtype: str = "bfloat16", *, n: int = 32, m: int = 4096
     top = float(O_ref.abs().max())
     out = {name: float((forward(*args).to(torch.float64) - O_ref).abs().max()) / top
            for name, args in variants.items()}
+    O_exact = torch.softmax(scale * (Q0 @ K0.T), dim=-1) @ V0
+    out["inputs"] = float((O_ref - O_exact).abs().max()) / float(O_exact.abs().max())
     out["u"] = float(torch.finfo(low).eps) / 2
     out["u32"] = float(torch.finfo(torch.float32).eps) / 2
     return out

@@ -41,8 +41,30 @@ def test_sram_block_and_bytes():
     assert big < small / 1.9
 
 
+def test_backward_tiles():
+    # 3·64·64 + 4·128·64 + 2·64·128 + 2·64 = 61 568 ≤ 2¹⁶; the square 128 block needs 90 368
+    assert io.backward_working_set(64, 128, 64) == 61_568
+    assert io.backward_working_set(128, 128, 64) > 2**16
+    assert io.sram_tiles_backward(2**16, 64) == (64, 128)
+    assert io.sram_tiles_backward(2**16, 64, square=True) == (64, 64)
+    for M in (2**14, 2**16, 2**18):
+        b_q, b_k = io.sram_tiles_backward(M, 64)
+        assert io.backward_working_set(b_q, b_k, 64) <= M
+        assert b_k == io.sram_block(M, 64)
+    # the backward's traffic depends on b_k only
+    t = io.io_bytes(4096, 4096, 64, M=2**16)
+    sq = io.io_bytes(4096, 4096, 64, M=2**16, square_backward=True)
+    assert t["blockwise_forward"] == sq["blockwise_forward"]
+    assert t["blockwise_backward"] < sq["blockwise_backward"]
+    with pytest.raises(ValueError):
+        io.sram_tiles_backward(300, 64)
+
+
 def test_recompute_vs_reload():
     assert io.recompute_vs_reload(64, flops=2e14, bandwidth=1e12) == pytest.approx(0.16)
+    # one exponential at 1e12/s adds 1e-12 s to the 6.4e-13 s of the matmul, over 4e-12 s
+    assert io.recompute_vs_reload(64, flops=2e14, bandwidth=1e12,
+                                  exp_rate=1e12) == pytest.approx(0.41)
     with pytest.raises(ValueError):
         io.io_counts(1, 1, 1, method="magic", pass_="forward")
     with pytest.raises(ValueError):

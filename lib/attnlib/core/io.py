@@ -18,13 +18,18 @@ nothing extra.
   once, and for every query block read Q_𝓘, G_𝓘, lse_𝓘, r_𝓘 and dQ_𝓘, and write dQ_𝓘 back
   (the accumulation into dQ, atomic on a GPU).
 
-:func:`sram_block` picks the largest block b = b_q = b_k whose forward working set fits in M.
+:func:`sram_block` picks the largest square block b = b_q = b_k whose forward working set fits
+in M; :func:`sram_tiles_backward` the backward's tiles (b_q, b_k), whose working set is larger
+(Q, G, dQ and K, V, dK, dV tiles plus two b_q × b_k blocks). The blockwise backward's traffic
+depends on b_k only (dQ, Q, G are swept once per key block), so its tiles keep the forward's b_k
+and shrink b_q. :func:`io_bytes` uses each pass's own tiles.
 """
 
 import math
 from typing import NamedTuple
 
-__all__ = ["IO", "io_counts", "io_bytes", "sram_block", "recompute_vs_reload"]
+__all__ = ["IO", "io_counts", "io_bytes", "sram_block", "sram_tiles_backward",
+           "backward_working_set", "recompute_vs_reload"]
 
 
 class IO(NamedTuple):
@@ -79,20 +84,52 @@ def sram_block(M: int, d: int) -> int:
     return b
 
 
-def io_bytes(n: int, m: int, d: int, *, M: int, itemsize: int = 2) -> dict[str, int]:
-    """HBM bytes of forward and backward, standard and blockwise (blocks ``sram_block(M, d)``),
-    keys ``"standard_forward"``, ``"blockwise_backward"``, …"""
+def backward_working_set(b_q: int, b_k: int, d: int) -> int:
+    """Numbers the blockwise backward holds in SRAM: Q_𝓘, G_𝓘, dQ_𝓘 (b_q × d each), K_𝓙, V_𝓙,
+    dK_𝓙, dV_𝓙 (b_k × d each), S/P and U/Δ (b_q × b_k each), lse_𝓘 and r_𝓘 (b_q each)."""
+    return 3 * b_q * d + 4 * b_k * d + 2 * b_q * b_k + 2 * b_q
+
+
+def sram_tiles_backward(M: int, d: int, *, square: bool = False) -> tuple[int, int]:
+    """``(b_q, b_k)`` for the blockwise backward: powers of two whose working set
+    (:func:`backward_working_set`) fits in M. b_k is the largest ≤ ``sram_block(M, d)`` for which
+    some b_q fits, and b_q the largest ≤ b_k with it; ``square=True`` asks for b_q = b_k."""
+    b_k = sram_block(M, d)
+    while b_k >= 1:
+        b_q = b_k
+        while b_q >= 1:
+            if backward_working_set(b_q, b_k, d) <= M:
+                return b_q, b_k
+            if square:
+                break
+            b_q //= 2
+        b_k //= 2
+    raise ValueError(f"no backward tile fits in M = {M} numbers (d = {d})")
+
+
+def io_bytes(n: int, m: int, d: int, *, M: int, itemsize: int = 2,
+             square_backward: bool = False) -> dict[str, int]:
+    """HBM bytes of forward and backward, standard and blockwise, keys ``"standard_forward"``,
+    ``"blockwise_backward"``, …: the forward with blocks ``sram_block(M, d)``, the backward with
+    ``sram_tiles_backward(M, d, square=square_backward)``."""
     b = sram_block(M, d)
+    tiles = {"forward": (b, b), "backward": sram_tiles_backward(M, d, square=square_backward)}
     out = {}
     for method in ("standard", "blockwise"):
         for pass_ in ("forward", "backward"):
-            io = io_counts(n, m, d, method=method, pass_=pass_, b_q=b, b_k=b)
+            b_q, b_k = tiles[pass_]
+            io = io_counts(n, m, d, method=method, pass_=pass_, b_q=b_q, b_k=b_k)
             out[f"{method}_{pass_}"] = io.total * itemsize
     return out
 
 
-def recompute_vs_reload(d: int, *, flops: float, bandwidth: float, itemsize: int = 2) -> float:
-    """Time to recompute one score S_ij = q_i · k_j (2d flops at ``flops`` per second) over the
-    time to write P_ij to HBM in the forward and read it back in the backward (2 · itemsize bytes
-    at ``bandwidth`` bytes per second). Below 1, recomputing is faster."""
-    return (2 * d / flops) / (2 * itemsize / bandwidth)
+def recompute_vs_reload(d: int, *, flops: float, bandwidth: float, itemsize: int = 2,
+                        exp_rate: float | None = None) -> float:
+    """A model, per entry of P: the time to recompute P_ij = e^{q_i · k_j − lse_i} (2d matmul
+    flops at ``flops`` per second, plus one exponential at ``exp_rate`` per second when given:
+    the special-function units, far slower than the tensor cores) over the time to write P_ij
+    to HBM in the forward and read it back in the backward (2 · itemsize bytes at ``bandwidth``
+    bytes per second). Below 1, recomputing is faster. It assumes both run at their peaks and
+    do not overlap."""
+    t = 2 * d / flops + (1 / exp_rate if exp_rate else 0.0)
+    return t / (2 * itemsize / bandwidth)

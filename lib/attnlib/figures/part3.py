@@ -207,14 +207,17 @@ def io_figure(ns, curves):
     return fig
 
 
-def steps_figure(points, bound):
+def steps_figure(points, bound, dashed=()):
     """Relative error of ℓ (units of u) against the number of sequential steps m/b_k, log-log:
-    ``points`` maps a label to (steps, errors); ``bound`` (steps, γ-like line) dotted."""
+    ``points`` maps a label to (steps, errors), the labels in ``dashed`` drawn dashed with open
+    markers (colors cycle over three); ``bound`` (steps, γ-like line) dotted."""
     fig, ax = plots.new_figure(width=6.0, height=3.2)
-    colors = [C["theory"], C["sample"], C["accent"], C["muted"]]
-    markers = ["o", "s", "^", "x"]
-    for (label, (xs, ys)), color, mk in zip(points.items(), colors, markers, strict=False):
-        ax.loglog(xs, np.maximum(ys, 0.05), mk + "-", color=color, ms=4, lw=1, label=label)
+    colors = [C["theory"], C["sample"], C["accent"]]
+    markers = ["o", "s", "^"]
+    for i, (label, (xs, ys)) in enumerate(points.items()):
+        style = "--" if label in dashed else "-"
+        ax.loglog(xs, np.maximum(ys, 0.05), markers[i % 3] + style, color=colors[i % 3], ms=4,
+                  lw=1, label=label, mfc="none" if label in dashed else colors[i % 3])
     ax.loglog(*bound, ":", color="0.4", label="$(m/b_k)\\,u$")
     ax.set_xlabel("차례로 밟는 걸음 수 $m/b_k$", fontsize=9)
     ax.set_ylabel("ℓ 의 상대오차 / u", fontsize=9)
