@@ -21,8 +21,8 @@ CASES = [
     ("chapters/part2/09_masks.ipynb", "rng = np.random.default_rng(1)",
      "rng = np.random.default_rng(3)", "09_masks/leak_10"),
     ("chapters/part2/07_batch_heads.ipynb",
-     "dQ = np.einsum('bhij,bhjd->bhid', D, K) / np.sqrt(dk)",
-     "dQ = np.einsum('bhij,bhjd->bhid', D, K) / dk", "07_batch_heads/head_vs_2d"),
+     "dQ = np.einsum('bhij,bhjd->bhid', delta, K) / np.sqrt(d_k)",
+     "dQ = np.einsum('bhij,bhjd->bhid', delta, K) / d_k", "07_batch_heads/head_vs_2d"),
     # a sentence of the book (attnlib.sentences), not an article's number: with another seed
     # the run does not freeze at step 11, and the build stops quoting the sentence
     ("chapters/part1/04_experiment.ipynb",
