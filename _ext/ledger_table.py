@@ -37,6 +37,7 @@ STATUS_TEXT = {
     "erratum": "≠ 글과 다름 (정오표)",
     "roundoff": "✔ 반올림 크기 (한계 아래에서 재현)",
     "qualified": "△ 조건이 붙어야 맞음 (조건을 계산으로 확인)",
+    "confirmed": "✔ 숫자 없는 문장, 계산으로 확인",
     "unchecked": "— 계산할 대상 아님",
     "missing": "✘ 아직 확인하지 않음",
 }

@@ -20,6 +20,9 @@ printed, and how the book treats it:
 - ``qualified``: the article's sentence holds only under a condition it does not state; the
   chapter says where it holds and where not, computes both, and holds the entry with
   ``ledger.holds(key, ok, shown)`` (marked △, never ✔); ``note`` states the condition;
+- ``confirmed``: a sentence of the article with no number to compare (a cause, a "survives");
+  a chapter computes where it holds and holds it with ``ledger.holds(key, ok, shown)`` (✔);
+  ``note`` says what the chapter measures;
 - ``unchecked``: nothing to compute (a definition, a rounding of another entry, a
   number with no stated inputs); ``note`` says what the book shows instead.
 
@@ -208,6 +211,19 @@ _LIST = [
        "−1e9: 가린 자리 max P, max |Δ|", "0.00e+00", "0.00e+00"),
     _c("09_masks/leak_10", _B, "§마스크 값 비교 — 코드 주석",
        "−10: 가린 자리 max P, max |Δ|", "3.21e-05", "6.25e-05"),
+    _c("09_masks/leak_channel", _B, "§마스크 값 비교 — 본문",
+       "−10 이 흘린 Δ: 미래 토큰의 점수를 움직이는 법을 배우는 통로가 열린 것", "통로",
+       status="qualified",
+       note="가린 자리의 Δ 가 W_Q, W_K 에 닿는 것은 점수에 가리는 값을 더하는 마스크일 때다. 글의 "
+            "코드처럼 np.where(masked_fill) 로 바꿔 넣으면 그 자리의 점수는 Q, K 와 끊겨 있어 "
+            "마스크 전 점수의 기울기가 정확히 0 이다(장의 torch 층, fill = −10)"),
+    _c("09_masks/nan_spreads", _B, "§마스크 값 비교 — 본문",
+       "−inf 로 전부 가린 행: 한 번 섞이면 그 NaN 이 가중치 전체로 번진다", "NaN",
+       status="confirmed",
+       note="층 하나의 역전파에서 바꿔 넣은 마스크면 그 층의 ∂L/∂Q, ∂L/∂K 에는 NaN 이 가지 "
+            "않지만, 자기 어텐션에서는 ∂L/∂X = dQ W_Qᵀ + dK W_Kᵀ + dV W_Vᵀ 가 dV 를 거쳐 NaN 이고 "
+            "W_V 의 기울기도 NaN 이다. SGD 한 걸음 뒤 W_V 가 NaN 이 되고 다음 순전파의 출력은 "
+            "모든 자리가 NaN 이다(장의 torch 층으로 잰다)"),
     _c("09_masks/full_row_1e9_P", _B, "§마스크 값 비교 — 코드 주석",
        "전부 가린 행, −1e9: P", "0.25", "0.25", "0.25", "0.25"),
     _c("09_masks/full_row_1e9_delta", _B, "§마스크 값 비교 — 코드 주석",
@@ -224,13 +240,14 @@ _LIST = [
             "∂L/∂X = dQ W_Qᵀ + dK W_Kᵀ + dV W_Vᵀ 의 한 항만 작아져 아래로 가는 기울기의 방향이 "
             "바뀐다(n = 8, d = 64, 시드 20개: d_k = 64 에서 코사인 중앙값 0.90). Adam 처럼 "
             "기울기를 제 크기로 나누는 옵티마이저에서는 한 매개변수의 상수배가 거의 지워진다"),
-    _c("14_residual/identity_keeps", _B, "§갇힌 경로 — 표",
-       "∂L/∂x (아래 층으로): 잔차의 I 덕분에 산다", "I",
-       status="qualified",
-       note="잔차의 I 가 ∂L/∂x 를 살리는 것은 어텐션 가지 ∂Attn/∂x 전체가 약할 때다. 분포가 몰려도 "
-            "가지의 V 길은 살아 있어, 장의 블록(α = 64)에서는 잔차 없이도 ‖∂L/∂x‖ 가 ‖G‖ 보다 "
-            "크다. W_V 를 0.01 배로 줄여 가지를 약하게 하면 잔차 없는 ∂L/∂x 는 ‖G‖ 의 2% 아래이고 "
-            "잔차가 ‖G‖ 를 그대로 남긴다"),
+    _c("14_residual/identity_keeps", _B, "§갇힌 경로 — 표와 본문",
+       "∂L/∂x (아래 층으로): 잔차의 I 덕분에 산다 — 블록을 수십 개 쌓아도 밑바닥까지", "I",
+       status="confirmed",
+       note="블록 하나는 잔차 없이도 V 길로 ∂L/∂x 를 낼 수 있다(장의 블록, α = 64: ‖∂L/∂x‖ > ‖G‖). "
+            "글의 문장은 쌓은 스택에 대한 것이고, 장은 스택을 잰다(n = 8, d = 16, LayerNorm 없음, "
+            "깊이 1, 6, 24, 시드 5개, α = 1 과 64): 잔차가 없으면 깊이 24 의 ‖∂L/∂x_0‖/‖G‖ 가 "
+            "두 배수 모두 시드 사이에 두 자릿수 넘게 흩어지고 10⁻¹ 아래까지 내려간다. 잔차가 있으면 "
+            "모든 깊이·시드·배수에서 1 위다(LayerNorm 이 없어 커지기는 한다)"),
     _c("12_row_sum/P", _B, "§작은 예제", "P",
        "0.3662", "0.3125", "0.3213", "0.4259", "0.2907", "0.2834"),
     _c("12_row_sum/U", _B, "§작은 예제", "U",

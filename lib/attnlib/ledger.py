@@ -13,7 +13,9 @@ Statuses (set in :mod:`attnlib.claims`): ``"exact"`` (a mismatch is an error),
 ``"roundoff"`` (a round-off residue: printed and checked as the bound it stays under, so
 the printed line is the same on every CPU; above the bound is an error), ``"qualified"`` (the
 article's sentence holds only under a condition it does not state: :func:`holds` checks, from the
-chapter's data, where it holds and where not, and the line is marked △).
+chapter's data, where it holds and where not, and the line is marked △), ``"confirmed"`` (a
+sentence of the article with no number to compare, confirmed by :func:`holds` from the chapter's
+data; the line is marked ✔).
 
 :func:`holds` is the second kind of entry: a sentence of the book itself (a trend, a comparison,
 an "only", a threshold, a cause; listed in :mod:`attnlib.sentences`), held by a condition its cell
@@ -50,7 +52,7 @@ _RECORDS: list[Claim] = []
 
 # The mark each line starts with, by status ("book": a sentence of the book held by its data).
 MARKS = {"exact": "✔", "roundoff": "✔", "shape": "≈", "erratum": "≠", "qualified": "△",
-         "book": "✔"}
+         "confirmed": "✔", "book": "✔"}
 
 
 class ClaimError(AssertionError):
@@ -116,8 +118,8 @@ def claim(key: str, value) -> object:
         raise KeyError(f"key: {key!r} is not a claim listed in attnlib.claims")
     if spec.status == "unchecked":
         raise ValueError(f"key: {key!r} is listed as unchecked; give it a status first")
-    if spec.status == "qualified":
-        raise ValueError(f"key: {key!r} is a qualified claim; "
+    if spec.status in ("qualified", "confirmed"):
+        raise ValueError(f"key: {key!r} is a {spec.status} claim; "
                          "hold it with ledger.holds(key, ok, shown)")
     if spec.status == "erratum" and not all(_NUM.match(e.replace("−", "-"))
                                             for e in spec.expected):
@@ -194,20 +196,20 @@ def holds(key: str, ok, shown: str) -> None:
         rec = Claim(key, "", key.split("/", 1)[0], sent.text, shown, "book", ok, sent.check,
                     kind="book")
         what = f"the sentence 「{sent.text}」"
-    elif key in CLAIMS and CLAIMS[key].status in ("qualified", "erratum"):
+    elif key in CLAIMS and CLAIMS[key].status in ("qualified", "erratum", "confirmed"):
         # "erratum" here: the article states in words what the data contradicts (「10⁻⁶ 아래」);
-        # ``expected`` holds the article's words, ``ok`` is the contradiction the cell computed.
+        # "confirmed": an article sentence with no number, which the data supports;
+        # ``expected`` holds the article's words, ``ok`` is what the cell computed.
         spec = CLAIMS[key]
         rec = Claim(key, spec.article, spec.where, ", ".join(spec.expected), shown,
                     spec.status, ok, spec.note)
-        kind = "qualified claim" if spec.status == "qualified" else "erratum"
-        what = f"the {kind} ({ARTICLES[spec.article]}, {spec.where}: {spec.text})"
+        what = f"the {spec.status} claim ({ARTICLES[spec.article]}, {spec.where}: {spec.text})"
     elif key in CLAIMS:
         raise ValueError(f"key: {key!r} is an article claim of status {CLAIMS[key].status!r}; "
                          "check it with ledger.claim(key, value)")
     else:
         raise KeyError(f"key: {key!r} is listed neither in attnlib.sentences nor, as "
-                       "qualified or erratum, in attnlib.claims")
+                       "qualified, erratum or confirmed, in attnlib.claims")
     _RECORDS.append(rec)
     _write(rec)
     mark = MARKS[rec.status] if ok else "✘"

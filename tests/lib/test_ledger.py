@@ -88,7 +88,8 @@ def test_bad_claims_are_refused(key, value, word):
 def test_every_listed_claim_is_well_formed():
     for key, spec in claims.CLAIMS.items():
         assert key == spec.key and spec.article in ledger.ARTICLES
-        assert spec.status in ("exact", "shape", "erratum", "unchecked", "roundoff", "qualified")
+        assert spec.status in ("exact", "shape", "erratum", "unchecked", "roundoff", "qualified",
+                               "confirmed")
         assert spec.status == "exact" or spec.note, key
         assert (spec.bound is not None) == (spec.status == "roundoff"), key
         if spec.status == "roundoff":  # the article's own value is round-off under our bound
@@ -160,6 +161,18 @@ def test_holds_a_qualified_article_claim_with_a_triangle(monkeypatch, capsys):
     assert out.startswith("△ 04_experiment/test: 처음 얼어붙는 걸음 11  (글: 50)")
     with pytest.raises(ValueError, match="qualified"):
         ledger.claim(spec.key, 50)
+
+
+def test_holds_a_confirmed_article_claim_with_a_check(monkeypatch, capsys):
+    spec = claims.ArticleClaim("14_residual/test", "002", "§표", "I 덕분에 산다", ("I",),
+                               status="confirmed", note="스택에서 잰다")
+    monkeypatch.setitem(claims.CLAIMS, spec.key, spec)
+    ledger.holds(spec.key, True, "깊이 24: 잔차 있으면 비 > 1")
+    assert capsys.readouterr().out.startswith("✔ 14_residual/test: 깊이 24")
+    with pytest.raises(ValueError, match="confirmed"):
+        ledger.claim(spec.key, 1)
+    with pytest.raises(ledger.ClaimError, match="confirmed claim"):
+        ledger.holds(spec.key, False, "비 < 1")
 
 
 @pytest.mark.parametrize(

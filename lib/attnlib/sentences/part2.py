@@ -9,7 +9,7 @@ SENTENCES = [
     _s("06_shapes/one_combination",
        "$n$, $m$, $d_v$ 가 서로 다르면 shape 가 맞는 조합은 하나뿐",
        "P 또는 Pᵀ 와 G 또는 Gᵀ 의 곱 가운데 V 의 shape 가 나오는 것: n, m, d_v = 3, 4, 2 에서 "
-       "PᵀG 하나, n = m = 4 에서 PG 와 PᵀG 둘"),
+       "PᵀG 하나; n = m 에서 PG, m = d_v 에서 GᵀP, n = d_v 에서 PᵀGᵀ 가 더 맞다"),
     _s("06_shapes/dv_u",
        r"$\partial L/\partial V = P^{\mathsf T}G$ ($m\times d_v$), "
        r"$U = \partial L/\partial P = GV^{\mathsf T}$ ($n\times m$)",
@@ -67,11 +67,16 @@ SENTENCES = [
        r"번진다",
        "−inf 로 전부 가린 행에 G = 0 을 주어도 PᵀG 의 모든 키 행에 NaN"),
     _s("09_masks/replace_no_nan_qk",
-       r"바꿔 넣은 마스크면 NaN 이 $\partial L/\partial Q$, $\partial L/\partial K$ 로는 가지 "
-       r"않고, "
+       r"바꿔 넣은 마스크면 NaN 이 그 층의 $\partial L/\partial Q$, $\partial L/\partial K$ 로는 "
+       r"가지 않고, "
        r"$-\infty$ 를 더한 마스크면 간다",
        "전부 가린 행, G 그대로: attnlib 의 바꿔 넣기(nan 모드)는 ∂L/∂V 에만 NaN, torch 로 점수에 "
        "−inf 를 더하면 ∂L/∂Q, ∂L/∂K, ∂L/∂V 모두 NaN"),
+    _s("09_masks/nan_lower",
+       r"바꿔 넣은 마스크라도 NaN 은 $\partial L/\partial V$ 를 거쳐 $\partial L/\partial X$ 의 "
+       "모든 원소로 가고",
+       "torch 자기 어텐션 층, 첫 행을 masked_fill(−inf) 로 가림: ∂L/∂W_Q, ∂L/∂W_K 는 NaN 0개, "
+       "∂L/∂W_V 와 ∂L/∂X 는 모든 원소가 NaN, SGD 한 걸음 뒤 다음 순전파의 O 가 모두 NaN"),
     _s("09_masks/sdpa_zero",
        "SDPA 는 그런 행에 $O = 0$ 을 돌려주고 어느 기울기에도 NaN 을 내지 않는다",
        "SDPA 의 O[0] 이 0 이고, G 그대로와 G[0] = 0 두 경우 모두 NaN 이 든 기울기가 없으며 "
@@ -88,6 +93,13 @@ SENTENCES = [
     _s("09_masks/thresholds",
        r"float32 에서 약 $-104$, float64 에서 약 $-745$ 아래로 정확히 0이 된다",
        "A.exp_underflow 의 문턱을 반올림하면 −104, −745"),
+    _s("09_masks/half_inf",
+       r"float16 에서는 $-10^9$ 이 $-\infty$ 로 바뀌어",
+       "torch CPU: float16 의 −1e9 가 −inf, float16 점수에 masked_fill(−1e9) 는 넘침 오류, −1e9 로 "
+       "전부 가린 float16 행의 softmax 가 NaN; bfloat16 의 −1e9 는 유한"),
+    _s("09_masks/ftz",
+       r"비정규수를 0으로 버리는 커널에서는 float32 의 문턱이 약 $-87.3$ 이다",
+       "ln(np.finfo(float32).tiny) 를 둘째 자리까지 반올림하면 −87.34"),
     _s("09_masks/between",
        "지수가 그 사이에 있으면 float64 에서만 샌다",
        "fill = −300 (두 문턱 사이): float32 는 가린 자리 P, Δ 가 0, float64 는 0이 아니다"),
@@ -108,7 +120,8 @@ SENTENCES = [
     _s("11_dq_dk/one_place",
        "$n$, $m$, $d_k$ 가 서로 다르면 shape 를 맞출 때 전치의 자리가 하나로 정해진다",
        "Δ 또는 Δᵀ 와 K(Q) 또는 그 전치의 곱 가운데 Q(K) 의 shape 가 나오는 것: n, m, d_k = 3, 5, 4 "
-       "에서 하나씩, n = m 에서는 ΔQ 도 K 의 shape"),
+       "에서 하나씩; n = m 이면 ΔQ, m = d_k 이면 QᵀΔ 가 K 의 shape, "
+       "n = d_k 이면 KᵀΔᵀ 가 Q 의 shape"),
     _s("11_dq_dk/autograd_backends",
        "PyTorch 자동미분과 두 백엔드가 모두 같은 답을 낸다",
        "dQ, dK, dV 가 attnlib.numpy, attnlib.torch, torch autograd 에서 같다"),
@@ -120,6 +133,9 @@ SENTENCES = [
        "보이지 않는다",
        "중심차분 기울기 검사: d_k = 4 에서 버그의 K 상대오차 1/3, d_k = 1 에서는 버그를 켜도 "
        "세 오차 모두 통과 기준 10⁻⁶ 아래"),
+    _s("11_dq_dk/d2_shows",
+       r"$d_k = 2$ 에서도 상대오차 약 0.17 로 드러난다",
+       "중심차분 기울기 검사: d_k = 2 에서 버그의 K 상대오차가 (√2 − 1)/(√2 + 1) = 0.172"),
     _s("11_dq_dk/dx_direction",
        r"$K = XW_K$ 인 층에서는 아래로 가는 $\partial L/\partial X$ 의 방향까지 바뀐다",
        "자기 어텐션 층(n = 8, d = 64, 시드 20개, d_k = 4, 16, 64)에서 참 ∂L/∂X 와 버그의 ∂L/∂X 의 "
@@ -142,10 +158,13 @@ SENTENCES = [
        r"지나는 $\partial L/\partial V = P^{\mathsf T}G$ 는 산다",
        "배수 64 에서 ‖dQ‖, ‖dK‖ 가 제 봉우리의 1/100 아래이고 ‖dV‖ 는 표에서 가장 크다"),
     _s("13_peaked/rise",
-       r"$\lVert\partial L/\partial Q\rVert$ 는 $\alpha$ 에 거의 비례해 오르다 봉우리를 넘어 "
-       r"무너지고",
-       "배수 0.25 → 1 (4배) 에서 ‖dQ‖ 가 3.5 ~ 4.5 배, 봉우리가 표의 안쪽, 64 에서 봉우리의 1/100 "
-       "아래"),
+       r"분포가 아직 퍼져 있는 동안 $\lVert\partial L/\partial Q\rVert$ 는 $\alpha$ 에 거의 비례해 "
+       "오르고, 몰리기 시작하면 오름이 둔해지다 봉우리를 넘어 무너지고",
+       "배수 ×4 (0.25 → 1) 에서 ‖dQ‖ 가 3.5 ~ 4.5 배, 다음 ×4 (1 → 4) 에서 3 배 아래, "
+       "×2 (4 → 8) 에서 1.5 배 아래; 봉우리가 표의 안쪽 (배수 64 의 붕괴는 13_peaked/collapse)"),
+    _s("13_peaked/v_sum",
+       "이 장의 난수에서는 아래 표처럼 배수마다 커집니다",
+       "default_rng(0) 의 표에서 ‖dV‖ = ‖PᵀG‖ 가 배수마다 커진다"),
     _s("13_peaked/v_grows",
        r"$\lVert\partial L/\partial V\rVert$ 는 배수마다 자라 $Q$·$K$ 쪽이 무너진 뒤로는 셋 중 "
        r"가장 크다",
@@ -161,9 +180,12 @@ SENTENCES = [
        "최대 $P$ 하나는 가장 많이 몰린 행의 사정만 알려 준다",
        "배수 8 에서 한 행의 최대 P 는 0.999 위, 다른 행은 0.7 아래이고 그 행의 ‖(dQ)_i‖ 는 1 위"),
     _s("13_peaked/loss_blind",
-       "손실 곡선에 안 보이는 붕괴가 이 수에는 보인다",
-       "300걸음 학습: 헤드 3 의 H/log m 은 내내 0.05 아래, 다른 헤드 평균은 0.8 위인데 "
-       "마지막 손실은 정상 실행과 10% 안에서 같다"),
+       "손실 곡선만으로는 어느 헤드인지 모를 붕괴가 이 수에는 보인다",
+       "300걸음 학습: 헤드 3 의 H/log m 은 내내 0.05 아래, 다른 헤드 평균은 0.8 위"),
+    _s("13_peaked/loss_gap",
+       "50걸음 뒤로는 차가 10% 안으로 좁혀져",
+       "찍은 걸음 0, 50, 100, 200, 299 에서 붕괴 실행의 손실이 모두 높고, 걸음 0 에서 20% 넘게, "
+       "50 부터는 10% 안에서 높다"),
     _s("13_peaked/head3_weak",
        "헤드 3의 기울기는 다른 헤드 평균의 5분의 1 아래이지만 0은 아닙니다",
        "마지막 걸음의 ‖(∂L/∂W_Q, ∂L/∂W_K)‖ 비 (헤드 3 / 다른 헤드 평균) 가 0.05 와 0.2 사이"),
@@ -175,6 +197,14 @@ SENTENCES = [
        "α = 64: 가지의 몫을 Q·K·V 세 길로 나누면 Q·K 길은 10⁻² 아래, 잔차 없는 ‖∂L/∂x‖ 는 V 길과 "
        "같고 "
        "‖G‖ 의 절반 위; W_V × 0.01 이면 잔차 없이 ‖G‖ 의 2% 아래, 잔차 있으면 ‖G‖ 의 1% 안"),
+    _s("14_residual/stack_no_identity",
+       "잔차가 없는 깊은 스택에서는 기울기가 지켜지지 않고, 가지가 약하지 않은 "
+       r"$\alpha = 1$ 에서도 그렇다",
+       "LayerNorm 없는 스택, 깊이 24, 시드 5개: 잔차가 없으면 α = 1, 64 모두 ‖∂L/∂x_0‖/‖G‖ 의 "
+       "최솟값이 10⁻¹ 아래이고 시드 사이 폭(최대/최소)이 10² 위"),
+    _s("14_residual/stack_identity",
+       "잔차가 있으면 30번 모두 비가 1 위라, 기울기가 입력 쪽까지 줄지 않는다",
+       "같은 스택에 잔차를 두면 깊이 1, 6, 24 × α = 1, 64 × 시드 5개의 ‖∂L/∂x_0‖/‖G‖ 가 모두 1 위"),
     _s("14_residual/qk_dead",
        r"$W_Q$, $W_K$ 로 가는 길은 $\Delta$ 를 지나므로 잔차가 있어도 죽는다",
        "α = 64 에서 ‖∂L/∂W_Q‖, ‖∂L/∂W_K‖ 가 10⁻² 아래, ‖∂L/∂W_V‖ 는 10 위"),
@@ -215,8 +245,8 @@ SENTENCES = [
        "줄과 같다"),
     _s("16_closing/ledger_second",
        "글과 다르게 나온 것(≠)은 없고, 조건을 붙여야 맞는 것(△)이 둘이다",
-       "attnlib.claims 의 두 번째 글 항목에서 erratum 0개, qualified 2개 (11_dq_dk/lr_eighth, "
-       "14_residual/identity_keeps)"),
+       "attnlib.claims 의 두 번째 글 항목에서 erratum 0개, qualified 2개 (09_masks/leak_channel, "
+       "11_dq_dk/lr_eighth), confirmed 2개 (09_masks/nan_spreads, 14_residual/identity_keeps)"),
     # ------------------------------------------------- more sentences of 08, 13, 14
     _s("08_row_rule/temp_array",
        "계산 도중에 같은 크기의 임시 배열이 하나 더 생기기 때문입니다",
