@@ -51,6 +51,9 @@ def encode(value: Any) -> Any:
                 "dtype": data.dtype.str, "shape": list(data.shape)}
     if isinstance(value, np.generic):
         return value.item()
+    if isinstance(value, tuple) and hasattr(value, "_fields"):  # a named tuple of attnlib's
+        return {"__namedtuple__": _qualname(type(value)),
+                "fields": {k: encode(v) for k, v in zip(value._fields, value, strict=True)}}
     if isinstance(value, tuple):
         return {"__tuple__": [encode(v) for v in value]}
     if isinstance(value, list):
@@ -73,6 +76,8 @@ def decode(value: Any) -> Any:
             raw = base64.b64decode(value["__ndarray__"])
             return np.frombuffer(raw, dtype=np.dtype(value["dtype"])).reshape(
                 value["shape"]).copy()
+        if "__namedtuple__" in value:
+            return _resolve(value["__namedtuple__"])(**decode(value["fields"]))
         if "__tuple__" in value:
             return tuple(decode(v) for v in value["__tuple__"])
         if "__items__" in value:
@@ -88,13 +93,31 @@ def _qualname(cls) -> str:
     return name
 
 
-def build(cls_name: str, inputs: Any):
-    """The explorer object a spec names: ``module:Class`` called with the decoded inputs."""
-    module, _, qual = cls_name.partition(":")
+def _resolve(name: str):
+    module, _, qual = name.partition(":")
+    if not module.startswith("attnlib."):
+        raise ValueError(f"live: {name} is not an attnlib class")
     obj = importlib.import_module(module)
     for part in qual.split("."):
         obj = getattr(obj, part)
-    return obj(**decode(inputs))
+    return obj
+
+
+def build(cls_name: str, inputs: Any):
+    """The explorer object a spec names: ``module:Class`` called with the decoded inputs."""
+    return _resolve(cls_name)(**decode(inputs))
+
+
+class _WithText:
+    """An explorer whose object keeps its line of text in ``.text`` (the chapters' views):
+    a frame is the view and that text."""
+
+    def __init__(self, obj):
+        self.obj = obj
+
+    def __call__(self, **values):
+        view = self.obj(**values)
+        return view, self.obj.text
 
 
 # ------------------------------------------------------------------------ controls ----
@@ -136,7 +159,7 @@ def _label(value: Any) -> str:
 
 
 def spec(cls, inputs: Mapping[str, Any], *, sliders=None, toggles=None, initial=None,
-         labels=None, ranges=None, dpi: float = 90) -> dict:
+         labels=None, ranges=None, text: bool = False, dpi: float = 90) -> dict:
     """The live spec of an explorer (what the page carries), as a JSON-able dict."""
     sliders, toggles = dict(sliders or {}), dict(toggles or {})
     initial, labels, ranges = dict(initial or {}), dict(labels or {}), dict(ranges or {})
@@ -147,17 +170,18 @@ def spec(cls, inputs: Mapping[str, Any], *, sliders=None, toggles=None, initial=
         for name, vals in group.items():
             vals = list(vals)
             rng = ranges.get(name)
-            if rng is not None and not all(rng.lo <= v <= rng.hi for v in vals):
-                raise ValueError(f"live: {name}'s values {vals} leave its range")
+            outside = [i for i, v in enumerate(vals)
+                       if rng is not None and not rng.lo <= v <= rng.hi]
             controls.append({
                 "name": name, "kind": kind, "label": labels.get(name, name),
                 "labels": [_label(v) for v in vals],
                 "initial": vals.index(initial.get(name, vals[0])),
                 "range": rng.as_json() if rng is not None else None,
+                "outside": outside,  # listed values the range leaves out: offered as buttons
             })
             values[name] = vals
     python = {"cls": _qualname(cls), "inputs": encode(dict(inputs)), "values": values,
-              "ranges": {n: r.as_json() for n, r in ranges.items()}, "dpi": dpi}
+              "ranges": {n: r.as_json() for n, r in ranges.items()}, "text": text, "dpi": dpi}
     return {"version": 1, "controls": controls, "python": json.dumps(python)}
 
 
@@ -176,22 +200,26 @@ class _Shown:
 
 
 def explorer(cls, inputs: Mapping[str, Any], *, sliders=None, toggles=None, initial=None,
-             labels=None, ranges: Mapping[str, Range] | None = None, **kwargs):
+             labels=None, ranges: Mapping[str, Range] | None = None, text: bool = False,
+             **kwargs):
     """``widgets.explorer(cls(**inputs), ...)``; in the built book also the live spec.
 
     ranges: ``{slider: Range(lo, hi, step)}`` for sliders whose frame is cheap to compute at
-        any value: live, they take any value in the range.  Other sliders (a choice among
-        precomputed runs) keep their values.
+        any value: live, they take any value in the range (and listed values outside it stay
+        a click away).  Other sliders (a choice among precomputed runs) keep their values.
+    text: the object keeps a line of text in ``.text`` after each call (the chapters'
+        views): a frame shows the view and that text.
     """
     from . import widgets
 
     obj = cls(**decode(encode(dict(inputs))))  # what the browser will build
-    widget = widgets.explorer(obj, sliders=sliders, toggles=toggles, initial=initial,
+    func = _WithText(obj) if text else obj
+    widget = widgets.explorer(func, sliders=sliders, toggles=toggles, initial=initial,
                               labels=labels, **kwargs)
     if (kwargs.get("mode") or widgets.current_mode()) != "frozen":
         return widget
     live_spec = spec(cls, inputs, sliders=sliders, toggles=toggles, initial=initial,
-                     labels=labels, ranges=ranges, dpi=kwargs.get("dpi", 90))
+                     labels=labels, ranges=ranges, text=text, dpi=kwargs.get("dpi", 90))
     return _Shown(widget, live_spec)
 
 
@@ -210,6 +238,8 @@ def _values(python: dict, raw: Mapping[str, Any]) -> dict:
             out[name] = vals[int(x["index"])]
         else:
             r = python["ranges"][name]
+            if isinstance(x, str):  # "-inf", "inf" typed in a number box that allows them
+                x = float(x)
             out[name] = Range(r["min"], r["max"], r["step"], log=r["log"]).value(x)
     return out
 
@@ -227,7 +257,8 @@ def frame(python_json: str, raw_values: Mapping[str, Any]) -> str:
     obj = _objects.get(python_json)
     python = json.loads(python_json)
     if obj is None:
-        obj = _objects[python_json] = build(python["cls"], python["inputs"])
+        obj = build(python["cls"], python["inputs"])
+        obj = _objects[python_json] = _WithText(obj) if python.get("text") else obj
     values = _values(python, raw_values)
     outputs = render_outputs(obj(**values), dpi=python["dpi"], compact=False)
     labels = {n: _label(v) for n, v in values.items()}

@@ -19,7 +19,7 @@
   const SPEC = 'script[type="application/vnd.attnlib.live+json"]';
   const HERE = document.currentScript ? document.currentScript.src : location.href;
   const BASE = new URL("../../live/", HERE).href; // _static/vendor/live/ -> _static/live/
-  const stats = (window.attnlibLive = { frames: [], ready: null, clicked: null, errors: [] });
+  const stats = (window.attnlibLive = { frames: [], progress: [], ready: null, clicked: null, errors: [] });
 
   const CSS = `
 .attnlib-live{display:flex;flex-wrap:wrap;align-items:center;gap:.5rem;margin:.4rem 0;font-size:.9rem}
@@ -69,7 +69,10 @@
       worker = new Worker(new URL("worker.js", HERE));
       worker.onmessage = (event) => {
         const msg = event.data;
-        if (msg.type === "progress") showProgress(msg.text, msg.fraction, false);
+        if (msg.type === "progress") {
+          stats.progress.push([msg.text, Math.round(msg.ms)]);
+          showProgress(msg.text, msg.fraction, false);
+        }
         else if (msg.type === "ready") {
           stats.ready = performance.now();
           showProgress("실시간 계산 켜짐", 1, true);
@@ -151,8 +154,21 @@
     slider.addEventListener("input", () => set(fromPos(Number(slider.value)), slider));
     box.addEventListener("input", () => { if (box.value !== "" && box.checkValidity()) set(Number(box.value), box); });
     box.addEventListener("change", () => set(Number(box.value), box));
-    const row = el("div", { class: "row" }, el("span", { text: `${control.label} ` }), slider, box, readout);
-    return { row, init: () => set(start, null) };
+    // Listed values the range leaves out (-inf, -1e9): a click away, as buttons.
+    const picks = (control.outside || []).map((i) => el("button", {
+      type: "button", text: control.labels[i], onclick: () => {
+        readout.textContent = `${control.name} = ${control.labels[i]}`;
+        slider.setAttribute("aria-valuetext", readout.textContent);
+        onValue({ index: i });
+      },
+    }));
+    const row = el("div", { class: "row" }, el("span", { text: `${control.label} ` }), slider, box,
+                   ...picks, readout);
+    const init = () => {
+      if ((control.outside || []).includes(index)) picks[control.outside.indexOf(index)].click();
+      else set(start, null);
+    };
+    return { row, init };
   }
 
   function listControl(control, index, onValue) {
@@ -242,7 +258,11 @@
         send();
       });
     };
+    let last = "";
     const request = () => {
+      const key = JSON.stringify(values);
+      if (key === last) return; // the same frame again (a range's input and change events)
+      last = key;
       pending = { ...values };
       if (!inflight) send();
     };

@@ -10,8 +10,9 @@
 let py = null;
 let live = null;
 
+const T0 = performance.now();
 function progress(text, fraction) {
-  self.postMessage({ type: "progress", text, fraction });
+  self.postMessage({ type: "progress", text, fraction, ms: performance.now() - T0 });
 }
 
 async function init(base) {
