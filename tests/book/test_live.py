@@ -1,4 +1,4 @@
-"""The live book (「실시간 계산 켜기」) in headless Chromium, every request outside the book blocked.
+"""The live book (「실시간 계산 켜기」) in headless Chromium; requests outside the book blocked.
 
 - An explorer goes live (chapter 1): Pyodide, NumPy, matplotlib and attnlib load from the
   book's own files only after the click, a slider value that is not among the frozen frames
@@ -286,7 +286,7 @@ def test_every_exercise_stub_is_marked():
         text = (HTML / rel).read_text(encoding="utf-8")
         ids = re.findall(r"attnlib-ex-stub attnlib-ex-id-([\d-]+)", text)
         for i in ids:
-            assert f"attnlib-ex-check attnlib-ex-id-{i}" in text, f"{rel}: exercise {i} has no check"
+            assert f"attnlib-ex-check attnlib-ex-id-{i}" in text, f"{rel}: {i} has no check"
         stubs += len(ids)
         checks += len(re.findall(r"attnlib-ex-check", text))
         if ids or LIVE_MIME in text:
