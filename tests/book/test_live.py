@@ -292,3 +292,54 @@ def test_every_exercise_stub_is_marked():
         if ids or LIVE_MIME in text:
             assert "vendor/live/live.js" in text, f"{rel}: live page without live.js"
     assert stubs > 0 and stubs == checks
+
+
+def _exercises() -> list[dict]:
+    """Each exercise's stub, checker call and solution, from the chapters' cells."""
+    import nbformat
+
+    out = []
+    for path in sorted((ROOT / "chapters").glob("*/*.ipynb")):
+        cells = {c.get("id"): c for c in nbformat.read(path, as_version=4).cells}
+        for cid, cell in cells.items():
+            m = re.match(r"ex-(\d+-\d+)-stub$", cid or "")
+            if m:
+                k = m.group(1)
+                out.append({"id": k, "stub": cell.source, "check": cells[f"ex-{k}-check"].source,
+                            "solution": cells[f"ex-{k}-sol"].source})
+    return out
+
+
+def test_every_explorer_and_exercise_runs_in_pyodide(tmp_path):
+    """In Pyodide (Node, the built book's _static/live/ files): every explorer draws a frame
+    between its frozen values, every exercise's solution gets ✔ and its stub the checker's
+    "not implemented" line, as the page's worker would show them."""
+    import shutil
+    import subprocess
+
+    if not PAGES or not (HTML / "_static" / "live" / "manifest.json").is_file():
+        _missing("no built book with _static/live/ (make book)")
+    if shutil.which("node") is None:
+        _missing("no node")
+    specs, exercises = _specs(), _exercises()
+    jobs = {"frames": [{"spec": s["python"],
+                        "values": {c["name"]: _between(c) for c in s["controls"]}}
+                       for _, _, s in specs],
+            "exercises": [{"code": e["solution"], "check": ""} for e in exercises]
+            + [{"code": e["stub"], "check": e["check"]} for e in exercises]}
+    (tmp_path / "jobs.json").write_text(json.dumps(jobs), encoding="utf-8")
+    proc = subprocess.run(["node", str(ROOT / "scripts" / "live" / "run_in_pyodide.mjs"),
+                           str(HTML), str(tmp_path / "jobs.json")],
+                          capture_output=True, text=True, timeout=600, cwd=ROOT)
+    assert proc.returncode == 0, proc.stderr[-3000:]
+    results = json.loads(proc.stdout)
+    print(f"\nPyodide loaded in {results['load_ms'] / 1000:.1f} s (Node)")
+    for (rel, k, _), frame in zip(specs, results["frames"], strict=True):
+        assert "error" not in frame, f"{rel} explorer {k}: {frame.get('error')}"
+        assert frame["images"] >= 1, f"{rel} explorer {k}: no picture"
+        print(f"  {rel} explorer {k}: {frame['values']} in {frame['ms']:.0f} ms")
+    n = len(exercises)
+    for e, solved, stub in zip(exercises, results["exercises"][:n], results["exercises"][n:],
+                               strict=True):
+        assert solved.startswith("✔"), f"exercise {e['id']}: {solved}"
+        assert "아직 구현하지 않았습니다" in stub, f"exercise {e['id']} stub: {stub}"
