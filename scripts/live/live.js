@@ -91,12 +91,25 @@
     return readyPromise;
   }
 
-  function ask(message) {
+  async function ask(message) {
+    await start(); // again after stop(): a fresh worker
     const id = nextId++;
     return new Promise((resolve) => {
       waiting.set(id, resolve);
       worker.postMessage({ ...message, id });
     });
+  }
+
+  // A reader's code that never returns would hold the worker: stop it, and the next
+  // request loads Python again.
+  function stop() {
+    if (!worker) return;
+    worker.terminate();
+    worker = null;
+    readyPromise = null;
+    for (const resolve of waiting.values()) resolve({ error: "계산을 멈췄습니다" });
+    waiting.clear();
+    showProgress("계산을 멈췄습니다. 다시 실행하면 Python 을 새로 불러옵니다.", null, true);
   }
 
   function makeBar(label) {
@@ -312,14 +325,20 @@
     holder.after(runBar);
     checkCell.after(verdict);
     const save = (text) => { try { localStorage.setItem(storageKey, text); } catch (_) { /* full */ } };
+    const halt = el("button", { type: "button", class: "attnlib-live-stop", text: "멈추기" });
+    halt.hidden = true;
+    halt.addEventListener("click", stop);
+    runBar.append(halt);
     const runIt = async () => {
+      if (run.disabled) return;
       run.disabled = true;
+      halt.hidden = false;
       verdict.hidden = false;
       verdict.textContent = "채점 중…";
-      await start();
       const msg = await ask({ type: "exercise", code: view.state.doc.toString(), check });
       verdict.textContent = (msg.error ? `오류: ${msg.error}` : msg.text).replace(/\n$/, "");
       run.disabled = false;
+      halt.hidden = true;
     };
     const view = createEditor(holder, saved ?? original, {
       onChange: save, onRun: runIt, label: `연습 ${key}의 코드 (Shift+Enter: 실행하고 채점)`,
