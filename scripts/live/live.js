@@ -26,6 +26,7 @@
 .attnlib-live button{font:inherit;padding:.2rem .7rem;border:1px solid #888;border-radius:4px;background:#f6f6f6;cursor:pointer}
 .attnlib-live button[disabled]{opacity:.6;cursor:default}
 .attnlib-live progress{width:10rem}
+.attnlib-live-status,.attnlib-live-frame{contain:content;min-width:12rem}
 .attnlib-live-controls{display:flex;flex-direction:column;gap:.3rem;margin:.3rem 0}
 .attnlib-live-controls .row{display:flex;flex-wrap:wrap;align-items:center;gap:.5rem}
 .attnlib-live-controls input[type=range]{width:min(20rem,60vw)}
@@ -214,6 +215,19 @@
     return { row, init };
   }
 
+  // The pictures of a frame decoded off the main thread before they are shown.
+  async function decoded(result) {
+    const out = [];
+    for (const o of result.outputs) {
+      if (!(o.data || {})["image/png"]) continue;
+      const img = new Image();
+      img.src = `data:image/png;base64,${o.data["image/png"]}`;
+      try { await img.decode(); } catch (_) { /* shown anyway */ }
+      out.push(img.src);
+    }
+    return out;
+  }
+
   function drawFrame(area, result) {
     // Into the frozen output's own elements: its <img> gets the new picture and alt, its
     // text block the new text (created if the frozen frame had none).
@@ -256,13 +270,14 @@
       inflight = true;
       sentAt = performance.now();
       status.textContent = "계산 중…";
-      ask({ type: "frame", spec: spec.python, values: request }).then((msg) => {
+      ask({ type: "frame", spec: spec.python, values: request }).then(async (msg) => {
         inflight = false;
         const ms = performance.now() - sentAt;
         if (msg.error) {
           status.textContent = `오류: ${msg.error.split("\n").filter(Boolean).pop()}`;
           stats.errors.push(msg.error);
         } else {
+          await decoded(msg.result);
           drawFrame(area, msg.result);
           status.textContent = "";
           stats.frames.push({ ms, worker_ms: msg.ms, values: msg.result.values, at: performance.now() });
