@@ -74,7 +74,9 @@ def _copy_runtime(app, exception):
     pyodide = json.loads((src / "manifest.json").read_text())
     korean = [f"pyodide/{n}" for n in pyodide if n.startswith("koreanize_matplotlib-")]
     wheels = [_wheel(out), *korean]
-    (out / "manifest.json").write_text(json.dumps({"wheels": wheels}, indent=1) + "\n")
+    fontlist = "pyodide/fontlist.json" if "fontlist.json" in pyodide else None
+    manifest = {"wheels": wheels, "fontlist": fontlist}
+    (out / "manifest.json").write_text(json.dumps(manifest, indent=1) + "\n")
 
 
 def setup(app):

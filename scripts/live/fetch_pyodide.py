@@ -16,7 +16,8 @@ Where each file comes from (pinned, nothing else is accepted):
   (PyPI, sha256 pinned below), repacked as a wheel that holds only that face, the one the
   figures use (the original carries four faces, 8 MB).
 
-OUT receives the core, the lock, the wheels and ``manifest.json`` (file -> sha256, bytes).
+OUT receives the core, the lock, the wheels, matplotlib's font list (``fontlist.json``,
+made by ``font_cache.mjs`` in Pyodide under Node) and ``manifest.json`` (file -> sha256, bytes).
 """
 
 from __future__ import annotations
@@ -132,6 +133,9 @@ def main(argv=None) -> int:
                                  f"{sha256(data)}, the official lock says {entry['sha256']}")
             (out / entry["file_name"]).write_bytes(data)
     slim_koreanize(pip_download(KOREANIZE, args.cache), out)
+    # matplotlib's font list, made here once instead of in every reader's browser.
+    subprocess.run(["node", str(ROOT / "scripts" / "live" / "font_cache.mjs"), str(out)],
+                   check=True, stdout=subprocess.DEVNULL)
 
     for path in sorted(out.iterdir()):
         data = path.read_bytes()

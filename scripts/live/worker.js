@@ -20,6 +20,7 @@ async function init(base) {
   const manifest = await (await fetch(base + "manifest.json")).json();
   progress("Python(Pyodide) 불러오는 중", 0.05);
   importScripts(base + "pyodide/pyodide.js");
+  const fontlist = manifest.fontlist && fetch(base + manifest.fontlist).then((r) => r.arrayBuffer());
   py = await loadPyodide({ indexURL: base + "pyodide/", env: { MPLBACKEND: "agg" } });
   progress("NumPy, matplotlib 불러오는 중", 0.35);
   let loaded = 0;
@@ -32,6 +33,10 @@ async function init(base) {
     },
     errorCallback: (msg) => console.warn(msg),
   });
+  if (fontlist) { // matplotlib's font list, made at build time (scripts/live/font_cache.mjs)
+    const site = py.runPython("import sysconfig; sysconfig.get_path('purelib')");
+    py.FS.writeFile(`${site}/matplotlib/fontlist.json`, new Uint8Array(await fontlist));
+  }
   progress("attnlib 불러오는 중", 0.8);
   await py.loadPackage(manifest.wheels.map((w) => base + w), { messageCallback: () => {} });
   progress("attnlib 준비 중", 0.9);
