@@ -283,11 +283,9 @@ def run_exercise(code: str, check: str) -> str:
 
 
 def browser_setup() -> None:
-    """What the worker runs once: Agg drawing, and ``attnlib.widgets`` importable without
-    ipywidgets (only its ``render_outputs`` runs in the browser)."""
-    import matplotlib
-
-    matplotlib.use("agg")
+    """What the worker runs once (which starts Pyodide with ``MPLBACKEND=agg``): the figure
+    modules imported and the Korean font registered, and ``attnlib.widgets`` importable
+    without ipywidgets (only its ``render_outputs`` runs in the browser)."""
     try:
         import ipywidgets  # noqa: F401
     except ImportError:
