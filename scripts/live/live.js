@@ -215,35 +215,45 @@
     return { row, init };
   }
 
+  const IMAGES = ["image/webp", "image/png", "image/jpeg", "image/svg+xml"];
+  const imageOf = (o) => {
+    const mime = IMAGES.find((m) => (o.data || {})[m]);
+    if (!mime) return null;
+    const data = o.data[mime];
+    const src = mime === "image/svg+xml"
+      ? `data:image/svg+xml;charset=utf-8,${encodeURIComponent(data)}`
+      : `data:${mime};base64,${data}`;
+    return { src, meta: (o.metadata || {})[mime] || {} };
+  };
+
   // The pictures of a frame decoded off the main thread before they are shown.
   async function decoded(result) {
-    const out = [];
     for (const o of result.outputs) {
-      if (!(o.data || {})["image/png"]) continue;
+      const image = imageOf(o);
+      if (!image) continue;
       const img = new Image();
-      img.src = `data:image/png;base64,${o.data["image/png"]}`;
+      img.src = image.src;
       try { await img.decode(); } catch (_) { /* shown anyway */ }
-      out.push(img.src);
     }
-    return out;
   }
 
   function drawFrame(area, result) {
-    // Into the frozen output's own elements: its <img> gets the new picture and alt, its
-    // text block the new text (created if the frozen frame had none).
+    // Into the frozen output's own elements, in order: each <img> gets the new picture (or
+    // tile), its size and its alt text (from the output's metadata, as the frozen build
+    // writes it, else live.frame_alt); each text block the new text.
     const imgs = [...area.querySelectorAll("img")];
     const pres = [...area.querySelectorAll("pre")];
     let i = 0;
     let t = 0;
     for (const out of result.outputs) {
       const data = out.data || {};
-      if (data["image/png"]) {
+      const image = imageOf(out);
+      if (image) {
         const img = imgs[i++] || area.appendChild(el("img"));
-        img.src = `data:image/png;base64,${data["image/png"]}`;
-        const meta = (out.metadata || {})["image/png"] || {};
-        if (meta.width) img.width = meta.width;
-        if (meta.height) img.height = meta.height;
-        img.alt = meta.alt || result.alt;
+        img.src = image.src;
+        if (image.meta.width) img.width = image.meta.width;
+        if (image.meta.height) img.height = image.meta.height;
+        img.alt = image.meta.alt || result.alt;
       } else if (out.output_type === "stream" || data["text/plain"]) {
         const text = out.output_type === "stream" ? out.text : data["text/plain"];
         const pre = pres[t++] || area.appendChild(el("pre"));
