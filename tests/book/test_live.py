@@ -16,15 +16,18 @@ Run after ``make book`` (which runs ``make pyodide``): ``pytest tests -m browser
 
 from __future__ import annotations
 
+import functools
 import html
+import http.server
 import json
 import os
 import re
 import statistics
+import threading
 import time
 
 import pytest
-from test_browser import CHROMIUM_ARGS, HTML, PAGES, ROOT, _missing, browser, origin  # noqa: F401
+from test_browser import HTML, PAGES, ROOT, _missing, _QuietHandler, browser  # noqa: F401
 
 pytestmark = pytest.mark.browser
 
@@ -39,6 +42,23 @@ new PerformanceObserver((list) => {
   for (const e of list.getEntries()) window.__longtasks.push([e.startTime, e.duration]);
 }).observe({ type: "longtask", buffered: true });
 """
+
+
+class _QuietServer(http.server.ThreadingHTTPServer):
+    def handle_error(self, request, client_address):
+        pass  # a reload drops the worker's downloads half-way: not the book's error
+
+
+@pytest.fixture(scope="module")
+def origin():
+    if not (HTML / "index.html").is_file():
+        _missing("no built book in _build/html: run `make book` first")
+    server = _QuietServer(("127.0.0.1", 0),
+                          functools.partial(_QuietHandler, directory=str(HTML)))
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    yield f"http://127.0.0.1:{server.server_address[1]}"
+    server.shutdown()
+    server.server_close()
 
 
 class LiveVisit:
