@@ -28,7 +28,7 @@
 .attnlib-live progress{width:10rem}
 .attnlib-live-status,.attnlib-live-frame{contain:content;min-width:12rem}
 .attnlib-live-controls{display:flex;flex-direction:column;gap:.3rem;margin:.3rem 0}
-.attnlib-live-controls .row{display:flex;flex-wrap:wrap;align-items:center;gap:.5rem}
+.attnlib-live-controls .attnlib-live-row{display:flex;flex-wrap:wrap;align-items:center;gap:.5rem}
 .attnlib-live-controls input[type=range]{width:min(20rem,60vw)}
 .attnlib-live-controls input[type=number]{width:6.5rem}
 .attnlib-live-controls .toggles button[aria-pressed=true]{background:#dbe7f5;border-color:#4C72B0}
@@ -171,12 +171,13 @@
     // Listed values the range leaves out (-inf, -1e9): a click away, as buttons.
     const picks = (control.outside || []).map((i) => el("button", {
       type: "button", text: control.labels[i], onclick: () => {
+        box.value = ""; // the number box holds values of the range only
         readout.textContent = `${control.name} = ${control.labels[i]}`;
         slider.setAttribute("aria-valuetext", readout.textContent);
         onValue({ index: i });
       },
     }));
-    const row = el("div", { class: "row" }, el("span", { text: `${control.label} ` }), slider, box,
+    const row = el("div", { class: "attnlib-live-row" }, el("span", { text: `${control.label} ` }), slider, box,
                    ...picks, readout);
     const init = () => {
       if ((control.outside || []).includes(index)) picks[control.outside.indexOf(index)].click();
@@ -199,7 +200,7 @@
         onValue({ index: i });
       };
       slider.addEventListener("input", () => set(Number(slider.value)));
-      row = el("div", { class: "row" }, el("span", { text: `${control.label} ` }), slider, readout);
+      row = el("div", { class: "attnlib-live-row" }, el("span", { text: `${control.label} ` }), slider, readout);
       init = () => set(index);
     } else {
       const buttons = control.labels.map((label, i) =>
@@ -208,7 +209,7 @@
         buttons.forEach((b, j) => b.setAttribute("aria-pressed", String(i === j)));
         onValue({ index: i });
       };
-      row = el("div", { class: "row toggles", role: "group", "aria-label": control.label },
+      row = el("div", { class: "attnlib-live-row toggles", role: "group", "aria-label": control.label },
                el("span", { text: `${control.label} ` }), ...buttons);
       init = () => set(index);
     }
