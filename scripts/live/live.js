@@ -361,6 +361,9 @@
       halt.hidden = false;
       verdict.hidden = false;
       verdict.textContent = "채점 중…";
+      // The verdict replaces what the checker printed for the stub when the book was built.
+      const built = checkCell.querySelector(".cell_output");
+      if (built) built.classList.add("attnlib-live-hidden");
       const msg = await ask({ type: "exercise", code: view.state.doc.toString(), check });
       verdict.textContent = (msg.error ? `오류: ${msg.error}` : msg.text).replace(/\n$/, "");
       run.disabled = false;
