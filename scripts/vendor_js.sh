@@ -4,6 +4,8 @@
 # (Not _static/: Jupyter Book adds every .js under a root _static/ folder to every page.)
 #   vendor/widgets.js        the book's widget manager (scripts/widgets/, bundled by esbuild):
 #                            renders saved widget state, only the controls the book uses
+#   vendor/live/             the live book's page script, Web Worker and code editor
+#                            (scripts/live/; the Python they load comes from `make pyodide`)
 #   vendor/katex/            KaTeX's stylesheet and its woff2 fonts; the formulas themselves
 #                            are typeset at build time (_ext/katex_math.py), no math script
 # Licenses travel with them (vendor/*/LICENSE, vendor/widgets.LICENSES.txt).
@@ -16,6 +18,7 @@ mkdir -p "$out/katex/fonts"
 nm=node_modules
 
 node scripts/widgets/build.mjs "$out/widgets.js"
+node scripts/live/build.mjs "$out/live"
 
 kx="$nm/katex/dist"
 # Every browser the book supports reads woff2: the stylesheet names only those files.

@@ -1,0 +1,87 @@
+"""Sphinx extension: the live book (explorers and exercises computed in the browser).
+
+- Exercise cells: a code cell whose notebook id is ``ex-NN-k-stub`` or ``ex-NN-k-check``
+  gets the classes ``attnlib-ex-stub`` / ``attnlib-ex-check`` and ``attnlib-ex-id-NN-k``, so
+  the page script pairs the stub with its checker call.
+- Pages with a live explorer spec (``attnlib.live.explorer``) or an exercise stub load
+  ``vendor/live/live.js`` (a few kB: the button; nothing else is fetched before a click).
+- After the build: ``_static/live/`` receives Pyodide's files (``live_pyodide_dir``, filled
+  by ``make pyodide`` from pinned sources with every sha256 checked) and attnlib as a wheel
+  built now from ``lib/`` (pure Python), with ``manifest.json`` naming the wheels to load.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import shutil
+import subprocess
+import sys
+import tempfile
+from pathlib import Path
+
+from docutils import nodes
+from sphinx.errors import ExtensionError
+
+EXERCISE_CELL = re.compile(r"^ex-(\d+-\d+)-(stub|check)$")
+LIVE_MIME = "application/vnd.attnlib.live+json"
+
+
+def _mark_exercise_cells(app, doctree):
+    docname = app.env.docname
+    path = Path(app.env.doc2path(docname))
+    if path.suffix != ".ipynb":
+        return
+    import nbformat
+
+    cells = nbformat.read(path, as_version=4).cells
+    for node in doctree.findall(nodes.container):
+        index = node.get("cell_index")
+        if node.get("nb_element") != "cell_code" or index is None or index >= len(cells):
+            continue
+        m = EXERCISE_CELL.match(cells[index].get("id", ""))
+        if m:
+            node["classes"] += [f"attnlib-ex-{m.group(2)}", f"attnlib-ex-id-{m.group(1)}"]
+
+
+def _page_script(app, pagename, templatename, context, doctree):
+    body = context.get("body") or ""
+    if LIVE_MIME in body or "attnlib-ex-stub" in body:
+        app.add_js_file("vendor/live/live.js", defer="defer")  # this page only
+
+
+def _wheel(out: Path) -> str:
+    lib = Path(__file__).resolve().parents[1] / "lib"
+    with tempfile.TemporaryDirectory() as tmp:
+        subprocess.run(
+            [sys.executable, "-m", "pip", "wheel", "--no-deps", "--no-build-isolation", "-q",
+             "--disable-pip-version-check", "-w", tmp, str(lib)], check=True)
+        (wheel,) = Path(tmp).glob("attnlib-*.whl")
+        shutil.copyfile(wheel, out / wheel.name)
+        return wheel.name
+
+
+def _copy_runtime(app, exception):
+    if exception is not None or app.builder.format != "html":
+        return
+    src = Path(app.confdir) / app.config.live_pyodide_dir
+    if not (src / "manifest.json").is_file():
+        raise ExtensionError(f"live: no Pyodide files in {src}: run `make pyodide`")
+    out = Path(app.outdir) / "_static" / "live"
+    if out.exists():
+        shutil.rmtree(out)
+    shutil.copytree(src, out / "pyodide")
+    pyodide = json.loads((src / "manifest.json").read_text())
+    korean = [f"pyodide/{n}" for n in pyodide if n.startswith("koreanize_matplotlib-")]
+    wheels = [_wheel(out), *korean]
+    fontlist = "pyodide/fontlist.json" if "fontlist.json" in pyodide else None
+    manifest = {"wheels": wheels, "fontlist": fontlist}
+    (out / "manifest.json").write_text(json.dumps(manifest, indent=1) + "\n")
+
+
+def setup(app):
+    app.add_config_value("live_pyodide_dir", "_build/live/pyodide", "html", types=[str])
+    app.connect("doctree-read", _mark_exercise_cells)
+    app.connect("html-page-context", _page_script, priority=550)
+    app.connect("build-finished", _copy_runtime)
+    return {"version": "0.1", "parallel_read_safe": True, "parallel_write_safe": True}
