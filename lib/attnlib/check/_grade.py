@@ -7,13 +7,18 @@ outputs and the known mistakes, each a float64 implementation of one typical wro
 
 Besides the values, every case checks that the function leaves its inputs as they were, returns
 arrays of its own (no view of an input, none that a later call overwrites) and, on a case with a
-:class:`Memory` limit, that its peak NumPy memory (``tracemalloc``) stays under the limit.
+:class:`Memory` limit, that its peak NumPy memory (``tracemalloc``) stays under the limit (torch's
+allocations are not seen: the success line says so when the measured call used torch). At the
+end the last and the first case are called once more: no output may share memory with one
+returned before, and the earlier outputs must be as they were.
 
 A hint is printed only when the grader has identified the mistake: the answer equals a known
 mistake on the failing case *and* on every other float64 case the function runs on, and that
 agreement says something (the mistake differs there from the right answer in finite values or in
 where its NaN and inf fall, not only in being all NaN); or the outputs are the right ones in
-another order; or the shapes, the axes or the dtype tell. Otherwise the grader says nothing.
+another order; or the shapes, the axes or the dtype tell (the leading-axes hint: after a crash or
+a wrong shape on a case with more axes than any passed, or when the function is right on that
+case's inputs cut down to a passed case's axes). Otherwise the grader says nothing.
 
 Nothing here raises, whatever the function returns and whatever the reader's floating-point
 settings (``np.seterr``, warnings as errors): the grader runs under its own.
