@@ -491,8 +491,28 @@ def blockwise_from(G, Q, K, V, O, lse, bq, bk, *, whole):
     return dQ, dK, dV
 
 
+def online_bool_mask(Q, K, V, block_k):
+    seen = np.tril(np.ones((Q.shape[-2], K.shape[-2]), dtype=bool))  # n×m, 1 byte an entry
+    return online(Q, K, V, block_k, seen=lambda i, j, n, m: seen[i, j])
+
+
+def online_half_scores(Q, K, V, block_k):
+    S16 = (Q @ tr(K)).astype(np.float16)  # n×m at 2 bytes an entry, "only to look at"
+    assert np.isfinite(S16).any()
+    return online(Q, K, V, block_k)
+
+
+def blockwise_int8_mask(G, Q, K, V, O, lse, bq, bk):
+    keep = np.tril(np.ones((Q.shape[-2], K.shape[-2]), dtype=np.int8))
+    return blockwise(G, Q, K, V, O, lse, bq, bk, causal=True,
+                     P_of=lambda S, lse_I: np.exp(S - lse_I[..., None]) * (keep.sum() > 0))
+
+
 MEMORY = [
     ("online-S", check.online_softmax, {}, online_whole_S),
+    ("online-bool-mask", check.online_softmax, CAUSAL, online_bool_mask),
+    ("online-float16-S", check.online_softmax, {}, online_half_scores),
+    ("blockwise-int8-mask", check.blockwise_backward, CAUSAL, blockwise_int8_mask),
     ("online-collect", check.online_softmax, {}, online_collect_blocks),
     ("online-float32", check.online_softmax, {}, online_float32_scores),
     ("online-causal-mask", check.online_softmax, CAUSAL, online_causal_float_mask),
@@ -510,16 +530,12 @@ def test_an_n_by_m_array_is_caught_by_its_memory(checker, kw, fn):
     assert "값은 맞지만 메모리를" in flat(text) and fails_with(text, "memory"), text
 
 
-def test_blocks_and_a_boolean_mask_are_within_the_limit():
-    """The book's own loops pass, and so does a whole boolean causal mask (1 byte an entry)."""
-    def online_bool_mask(Q, K, V, block_k):
-        seen = np.tril(np.ones((Q.shape[-2], K.shape[-2]), dtype=bool))
-        return online(Q, K, V, block_k, seen=lambda i, j, n, m: seen[i, j])
-
-    assert passes(graded(check.online_softmax, online_bool_mask, causal=True))
+def test_the_book_loops_are_within_the_limit():
+    """The book's own loops pass: blocks, O(n) rows and the inputs' size fit under the limit."""
     assert passes(graded(check.blockwise_backward, lambda *a: blockwise(*a, causal=True),
                          causal=True))
     assert passes(graded(check.online_softmax, plain()))
+    assert passes(graded(check.online_softmax, causal(), causal=True))
 
 
 # ---------------------------------------------------------------------- the messages ----
@@ -771,7 +787,181 @@ def test_more_classes_are_caught(checker, kw, fn, hint):
     assert caught(text, hint), text
 
 
+# ----------------------------------------- holes a second referee found (rows, memory, calls) ----
+
+
+def online_from_zero(Q, K, V, block_k, *, causal=False):
+    """s_max starts at 0, not −inf: harmless while a row has a score above 0."""
+    n, m = Q.shape[-2], K.shape[-2]
+    top = np.zeros(Q.shape[:-1])
+    ell, acc = np.zeros(Q.shape[:-1]), np.zeros(Q.shape[:-1] + V.shape[-1:])
+    for j in range(0, m, block_k):
+        S = np.einsum("...id,...jd->...ij", Q, K[..., j:j + block_k, :]) * rsqrt_d(Q)
+        if causal:
+            S = np.where(np.arange(j, min(j + block_k, m)) <= np.arange(n)[:, None], S, -np.inf)
+        new = np.maximum(top, S.max(-1))
+        E = np.exp(S - new[..., None])
+        ell = ell * np.exp(top - new) + E.sum(-1)
+        acc = acc * np.exp(top - new)[..., None] + np.einsum("...ij,...jd->...id", E,
+                                                            V[..., j:j + block_k, :])
+        top = new
+    return acc / ell[..., None], top + np.log(ell)
+
+
+def online_torch_from_zero(Q, K, V, block_k):
+    top = torch.zeros(Q.shape[:-1], dtype=Q.dtype)
+    ell, acc = torch.zeros_like(top), torch.zeros(Q.shape[:-1] + V.shape[-1:], dtype=Q.dtype)
+    for j in range(0, K.shape[-2], block_k):
+        S = Q @ K[..., j:j + block_k, :].mT / math.sqrt(Q.shape[-1])
+        new = torch.maximum(top, S.amax(-1))
+        E = torch.exp(S - new[..., None])
+        a = torch.exp(top - new)
+        ell, acc, top = a * ell + E.sum(-1), a[..., None] * acc + E @ V[..., j:j + block_k, :], new
+    return acc / ell[..., None], top + torch.log(ell)
+
+
+def backward_max_at_least_0(G, Q, K, V):
+    s = rsqrt_d(Q)
+    S = Q @ tr(K) * s
+    E = np.exp(S - np.maximum(S.max(-1, keepdims=True), 0.0))  # "the max, but never below 0"
+    return _five(G, Q, K, V, E / E.sum(-1, keepdims=True), s)
+
+
+NEGATIVE_ROWS = [
+    ("online-from-zero", check.online_softmax, {}, online_from_zero, "online_zero_start"),
+    ("online-causal-from-zero", check.online_softmax, CAUSAL,
+     lambda *a: online_from_zero(*a, causal=True), "online_zero_start"),
+    ("online-torch-from-zero", check.online_softmax, {"backend": "torch"},
+     online_torch_from_zero, "online_zero_start"),
+    ("backward-max-at-least-0", check.attention_backward, {}, backward_max_at_least_0, ANY),
+]
+
+
+@pytest.mark.parametrize("checker, kw, fn, hint", params(NEGATIVE_ROWS))
+def test_a_reference_point_of_0_fails_on_very_negative_rows(checker, kw, fn, hint):
+    text = graded(checker, fn, **kw)
+    assert caught(text, hint) and "NaN 이나 inf" in text, text
+
+
+def online_torch_whole(Q, K, V, block_k):
+    Qt, Kt, Vt = (torch.from_numpy(x) for x in (Q, K, V))
+    S = Qt @ Kt.mT / math.sqrt(Q.shape[-1])  # n×m, in torch's memory
+    return (torch.softmax(S, -1) @ Vt).numpy(), torch.logsumexp(S, -1).numpy()
+
+
+def blockwise_torch_P(G, Q, K, V, O, lse, bq, bk):
+    P = torch.exp(torch.as_tensor(Q) @ torch.as_tensor(K).mT * rsqrt_d(Q)
+                  - torch.as_tensor(lse)[..., None]).numpy()  # n×m, made by torch
+    return blockwise(G, Q, K, V, O, lse, bq, bk,
+                     P_of=lambda S, lse_I: np.exp(S - lse_I[..., None]) + 0 * P.flat[0])
+
+
+@pytest.mark.parametrize("checker, fn", [(check.online_softmax, online_torch_whole),
+                                         (check.blockwise_backward, blockwise_torch_P)])
+def test_torch_work_inside_a_numpy_call_is_not_claimed_as_measured(checker, fn):
+    text = flat(graded(checker, fn))
+    assert "NumPy 배열은 최대 <" in text and "함수 안의 torch 계산은 재지 않았습니다" in text, text
+    assert "(n×m float64 배열 하나가" not in text, text
+
+
+def test_unchecked_constraints_are_said():
+    text = flat(graded(check.online_softmax, plain()))
+    assert "검사하지 않은 것: 키 블록을 한 번만 훑는지, block_k 개씩 자르는지" in text, text
+    text = flat(graded(check.blockwise_backward, lambda *a: blockwise(*a, causal=True),
+                       causal=True))
+    assert "검사하지 않은 것: 통째로 가린 블록을 건너뛰는지" in text, text
+    assert "검사하지 않은 것" not in flat(graded(check.blockwise_backward, blockwise))
+
+
+_BY_SHAPE = {}
+
+
+def cached_by_shape(fn):
+    """``fn``'s outputs written into arrays kept per (shape, dtype): a cache a reader might add."""
+    def cached(*args):
+        outs = fn(*args)
+        single = not isinstance(outs, tuple)
+        kept = []
+        for x in (outs,) if single else outs:
+            buffer = _BY_SHAPE.setdefault((fn, len(kept), x.shape, x.dtype), np.empty_like(x))
+            buffer[...] = x
+            kept.append(buffer)
+        return kept[0] if single else tuple(kept)
+    return cached
+
+
+def online_one_buffer(Q, K, V, block_k, _out={}):  # noqa: B006 (the slip under test)
+    O, lse = online(Q, K, V, block_k)
+    if _out.get("O") is None or _out["O"].shape != O.shape:
+        _out["O"] = np.empty_like(O)
+    _out["O"][...] = O
+    return _out["O"], lse
+
+
+REUSED = [
+    ("attention-backward", check.attention_backward,
+     cached_by_shape(lambda G, Q, K, V: A.attention_backward(G, Q, K, V))),
+    ("lse-backward", check.lse_backward,
+     cached_by_shape(lambda G, Q, K, V, O, lse: A.attention_backward(G, Q, K, V))),
+    ("layernorm", check.layernorm_backward, cached_by_shape(
+        lambda G, x: (G - G.mean(-1, keepdims=True) - (x - x.mean(-1, keepdims=True))
+                      / x.std(-1, keepdims=True) * (G * (x - x.mean(-1, keepdims=True))
+                                                    / x.std(-1, keepdims=True)).mean(
+                          -1, keepdims=True)) / x.std(-1, keepdims=True))),
+    ("online", check.online_softmax, online_one_buffer),
+    ("blockwise", check.blockwise_backward, cached_by_shape(blockwise)),
+]
+
+
+@pytest.mark.parametrize("checker, fn", [pytest.param(c, f, id=i) for i, c, f in REUSED])
+def test_an_output_kept_per_shape_or_in_one_buffer_is_caught(checker, fn):
+    _BY_SHAPE.clear()
+    text = graded(checker, fn)
+    assert fails_with(text, "reused_output"), text
+
+
+def softmax_sum_down(S):
+    E = np.exp(S - S.max(-1, keepdims=True))
+    return E / E.sum(-2 if S.ndim > 1 else -1, keepdims=True)  # the max right, the sum down
+
+
+def jacobian_summed_rows(p):
+    if p.ndim == 1:
+        return np.diag(p) - np.outer(p, p)
+    outer = np.einsum("...i,...j->...ij", p, p).sum(0, keepdims=True)
+    return p[..., :, None] * np.eye(p.shape[-1]) - outer
+
+
+def layernorm_global(G, x):
+    mu, sigma = x.mean(), x.std()  # over everything, not per row
+    y = (x - mu) / sigma
+    return (G - G.mean(-1, keepdims=True) - y * (G * y).mean(-1, keepdims=True)) / sigma
+
+
+def backward_inverse_d(G, Q, K, V):
+    return backward_with(G, Q, K, V, forward=rsqrt_d, backward=over_d)
+
+
+AXES_AND_SCALE = [
+    ("softmax-sum-down", check.softmax, softmax_sum_down, None),
+    ("jacobian-summed-rows", check.softmax_jacobian, jacobian_summed_rows, None),
+    ("layernorm-global", check.layernorm_backward, layernorm_global, None),
+    ("backward-1/d-backward-only", check.attention_backward, backward_inverse_d, "double_scale"),
+    ("dq_dk-1/d", check.dq_dk, lambda d, Q, K: (d @ K / Q.shape[-1], tr(d) @ Q / Q.shape[-1]),
+     "double_scale"),
+]
+
+
+@pytest.mark.parametrize("checker, fn, hint", [pytest.param(c, f, h, id=i)
+                                               for i, c, f, h in AXES_AND_SCALE])
+def test_an_axis_slip_in_the_rows_gets_no_batch_hint_and_1_over_d_is_named(checker, fn, hint):
+    text = graded(checker, fn)
+    assert caught(text, hint), text
+    assert "앞에 붙은 축이" not in text and "np.diag 와 np.outer" not in text, text
+
+
 HINTED = {hint for table in (LARGE_SCORES, CAUSAL_ONLINE, KEEPDIMS, NOT_KEEPDIMS, ORDER, SILENT,
-                             MORE) for *_, hint in table if hint not in (ANY, None)}
+                             MORE, NEGATIVE_ROWS, AXES_AND_SCALE)
+          for *_, hint in table if hint not in (ANY, None)}
 HINTED |= {"mutated", "reused_output", "alias", "memory", "ln_one_pass", "log_visible",
            "zero_log_zero", "low_precision", "float32_only"}

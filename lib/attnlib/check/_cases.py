@@ -51,11 +51,12 @@ def case(inputs, *tags, note="", memory=None):
     return Case(inputs, "float64", note, tags, memory)
 
 
-ROW_OFFSETS = (0.0, 900.0, 40.0, 1500.0, 300.0)  # e^S overflows in the rows above 709 only, so a
-# forward without the max subtraction gives NaN in some rows, not in all
+ROW_OFFSETS = (0.0, 900.0, 40.0, 1500.0, -900.0)  # e^S overflows in the rows above 709 only, so a
+# forward without the max subtraction gives NaN in some rows, not in all; in the last row e^S
+# underflows to 0 unless the row's own max is subtracted (a reference point of 0 gives 0/0)
 ROW_RAMPS = (0.0, 0.0, 2500.0, 0.0, 0.0)  # row 2's scores climb from −2500 to 2500 along the keys:
 # e^(S − mean) and e^(S − S_0) overflow there too (only the max makes every exponent ≤ 0)
-OFFSETS_NOTE = "행마다 점수가 0, 900, 40, 1500, 300 만큼 크고, 셋째 행은 −2500 에서 2500 까지 오름"
+OFFSETS_NOTE = "행마다 점수가 0, 900, 40, 1500, −900 만큼 크고, 셋째 행은 −2500 에서 2500 까지 오름"
 
 
 def offset_rows(x, offsets=ROW_OFFSETS, ramps=ROW_RAMPS):

@@ -7,13 +7,18 @@ outputs and the known mistakes, each a float64 implementation of one typical wro
 
 Besides the values, every case checks that the function leaves its inputs as they were, returns
 arrays of its own (no view of an input, none that a later call overwrites) and, on a case with a
-:class:`Memory` limit, that its peak NumPy memory (``tracemalloc``) stays under the limit.
+:class:`Memory` limit, that its peak NumPy memory (``tracemalloc``) stays under the limit (torch's
+allocations are not seen: the success line says so when the measured call used torch). At the
+end the last and the first case are called once more: no output may share memory with one
+returned before, and the earlier outputs must be as they were.
 
 A hint is printed only when the grader has identified the mistake: the answer equals a known
 mistake on the failing case *and* on every other float64 case the function runs on, and that
 agreement says something (the mistake differs there from the right answer in finite values or in
 where its NaN and inf fall, not only in being all NaN); or the outputs are the right ones in
-another order; or the shapes, the axes or the dtype tell. Otherwise the grader says nothing.
+another order; or the shapes, the axes or the dtype tell (the leading-axes hint: after a crash or
+a wrong shape on a case with more axes than any passed, or when the function is right on that
+case's inputs cut down to a passed case's axes). Otherwise the grader says nothing.
 
 Nothing here raises, whatever the function returns and whatever the reader's floating-point
 settings (``np.seterr``, warnings as errors): the grader runs under its own.
@@ -29,6 +34,7 @@ import io
 import itertools
 import math
 import re
+import sys
 import tracemalloc
 import unicodedata
 import warnings
@@ -87,6 +93,7 @@ class Spec(NamedTuple):
     mistakes: tuple
     call: str  # how the reader's function is called, e.g. "fn(P, U) -> delta"
     hints: dict = {}
+    unchecked: str = ""  # a constraint of the exercise the grader does not check, in words
 
 
 class Failure(Exception):
@@ -199,6 +206,7 @@ class Reply(NamedTuple):
     passed: dict  # argument name -> the NumPy array the function received (or that backs it)
     fresh: dict  # argument name -> a copy of it taken before the call
     peak: int | None  # the call's peak NumPy allocation in bytes, when measured
+    torch_work: bool = False  # did the measured call use torch (memory tracemalloc cannot see)?
 
 
 class _Grader:
@@ -209,6 +217,7 @@ class _Grader:
         self.passed = []  # indices of the cases passed
         self.kept = []  # (case index, output name, raw array, copy): must not change later
         self.measured = None  # the Memory of a case whose peak was measured
+        self.torch_work = False  # did the measured call use torch?
 
     # the cases, one by one
 
@@ -229,7 +238,33 @@ class _Grader:
             self.kept += [(k, name, raw, raw.copy())
                           for name, raw in zip(self.spec.outputs, reply.raw, strict=True)
                           if raw is not None]
+        self.call_again()
         return self.success()
+
+    def call_again(self):
+        """Call the function once more on the last case and on the first: an output it returns
+        must not be an array it returned before (one buffer, or a cache keyed on the shape and
+        dtype), and the outputs of the earlier calls must be as they were."""
+        for k in dict.fromkeys((len(self.spec.cases) - 1, 0)):
+            case = self.spec.cases[k]
+            where = f"경우 {k + 1} 로 다시 불렀을 때"
+            try:
+                with contextlib.redirect_stdout(io.StringIO()):
+                    reply = self.convert(self.run_reader(case._replace(memory=None),
+                                                         self.backend), case, where)
+            except (Exception, NotImplementedError) as error:
+                raise Failure([f"{where} 함수가 오류를 냈습니다: {type(error).__name__}: "
+                               f"{_first_line(error)}", self.describe(case)]) from None
+            for out, raw in zip(self.spec.outputs, reply.raw, strict=True):
+                for j, name, old, _ in self.kept:
+                    if raw is not None and np.may_share_memory(raw, old):
+                        raise Failure([f"{where}: 돌려준 {out} 가 경우 {j + 1} 에서 돌려준 "
+                                       f"{name} 와 같은 메모리입니다.", self.describe(case)],
+                                      "reused_output")
+            self.check_side_effects(k, reply, where)
+            self.kept += [(k, name, raw, raw.copy())
+                          for name, raw in zip(self.spec.outputs, reply.raw, strict=True)
+                          if raw is not None]
 
     def reference(self, k):
         if k not in self.refs:
@@ -262,11 +297,14 @@ class _Grader:
 
     def run_reader(self, case, backend):
         """Call the function on fresh copies of the case's inputs; (result, passed, fresh,
-        peak)."""
+        peak, torch_work). ``tracemalloc`` sees NumPy's allocations, not torch's: a measured call
+        runs under a mode that notes whether any torch function was called (then torch_work)."""
         passed, given = _converted(_rounded(case), case, backend)
         fresh = {k: v.copy() for k, v in passed.items()}
         measure = case.memory is not None and backend == "numpy"
-        peak = None
+        peak, seen = None, contextlib.nullcontext()
+        if measure and "torch" in sys.modules:
+            seen = _torch_calls()
         if measure:
             started = not tracemalloc.is_tracing()
             if started:
@@ -274,18 +312,19 @@ class _Grader:
             tracemalloc.reset_peak()
             base = tracemalloc.get_traced_memory()[0]
         try:
-            result = self.fn(*given.values())
+            with seen as calls:
+                result = self.fn(*given.values())
         finally:
             if measure:
                 peak = tracemalloc.get_traced_memory()[1] - base
                 if started:
                     tracemalloc.stop()
-        return result, passed, fresh, peak
+        return result, passed, fresh, peak, bool(calls and calls.n)
 
     def convert(self, reply, case, where):
-        result, passed, fresh, peak = reply
+        result, passed, fresh, peak, torch_work = reply
         outputs, dtypes, raw = _as_outputs(self.spec, result, where, self.describe(case))
-        return Reply(outputs, dtypes, raw, passed, fresh, peak)
+        return Reply(outputs, dtypes, raw, passed, fresh, peak, torch_work)
 
     def crashed(self, error, k, backend, where):
         case = self.spec.cases[k]
@@ -326,6 +365,7 @@ class _Grader:
         if case.memory is None or reply.peak is None:
             return
         self.measured = case.memory
+        self.torch_work = reply.torch_work
         if reply.peak >= case.memory.limit:
             raise Failure([f"{where}: 값은 맞지만 메모리를 {_mib(reply.peak)} 썼습니다 "
                            f"(허용 < {_mib(case.memory.limit)}; n×m float64 배열 하나가 "
@@ -339,12 +379,18 @@ class _Grader:
                  f"  시험한 것: {', '.join(tags)}",
                  "  모든 경우에서: 입력을 바꾸지 않음, 호출마다 새 출력 배열"]
         memory = next((c.memory for c in cases if c.memory is not None), None)
-        if memory is not None and self.measured is not None:
+        if memory is not None and self.measured is not None and self.torch_work:
+            lines.append(f"  메모리: {memory.where} 에서 NumPy 배열은 최대 < "
+                         f"{_mib(memory.limit)}; 함수 안의 torch 계산은 재지 않았습니다 "
+                         "(tracemalloc 에 보이지 않습니다).")
+        elif memory is not None and self.measured is not None:
             lines.append(f"  메모리: {memory.where} 에서 최대 < {_mib(memory.limit)} "
                          f"(n×m float64 배열 하나가 {_mib(memory.full)})")
         elif memory is not None:
             lines.append("  메모리: 재지 않았습니다 (torch 텐서는 tracemalloc 에 보이지 "
                          "않습니다; NumPy 로 쓰면 잽니다).")
+        if self.spec.unchecked:
+            lines.append(f"  검사하지 않은 것: {self.spec.unchecked}")
         lines.append("  오차: " + ", ".join(f"{d} < {bound(TOL[d])}" for d in dtypes))
         return lines
 
@@ -370,7 +416,8 @@ class _Grader:
                 return "reversed_axes", {}
             if a.ndim >= 2 and a.shape == b.shape[:-2] + b.shape[:-3:-1]:
                 return "transposed", {}
-        if self.more_axes(k):
+        if self.more_axes(k) and (any(a.shape != b.shape for a, b in zip(out, ref, strict=True))
+                                  or self.right_on_slices(k)):
             return spec.hints.get("axes", "batch_axes"), {}
         twin = _twin(spec.cases, k)
         if case.dtype == "float32" and twin in self.passed:
@@ -416,6 +463,35 @@ class _Grader:
                             len(self.spec.outputs))
         except Exception:  # a mistake that cannot even run on this case is not this one
             return None
+
+    def right_on_slices(self, k):
+        """Is the function right on case ``k``'s inputs cut down, at a few indices of the leading
+        axes the passed cases lacked, to the axes of a passed case with two or more axes? Then
+        the extra leading axes (batch, heads) are what it gets wrong. A passed case with one axis
+        (m,) says nothing of the kind: a mistake in the rows' own axes fails there too."""
+        j = max(self.passed, key=lambda i: _axes(self.spec.cases[i]))
+        small, case = self.spec.cases[j].inputs, self.spec.cases[k]
+        if _axes(self.spec.cases[j]) < 2:
+            return False
+        lead = {name: v.ndim - small[name].ndim for name, v in case.inputs.items()
+                if isinstance(v, np.ndarray) and isinstance(small.get(name), np.ndarray)}
+        shapes = {case.inputs[name].shape[:e] for name, e in lead.items() if e > 0}
+        if len(shapes) != 1:
+            return False
+        (shape,) = shapes
+        for index in itertools.islice(np.ndindex(*shape), 3):
+            inputs = {name: v[index] if lead.get(name, 0) > 0 else v
+                      for name, v in case.inputs.items()}
+            cut = case._replace(inputs=inputs, memory=None)
+            try:
+                with contextlib.redirect_stdout(io.StringIO()):
+                    reply = self.convert(self.run_reader(cut, self.backend), cut, "")
+                ref = _outputs(self.spec.reference(**_rounded(cut)), len(self.spec.outputs))
+            except (Exception, NotImplementedError):
+                return False
+            if _compare(self.spec, reply.outputs, ref, cut):
+                return False
+        return True
 
     def more_axes(self, k):
         """Has the function failed on the first case with more leading axes than any passed?"""
@@ -680,6 +756,22 @@ def _broadcast_shapes(exc):
         if len(big) >= 2 and small == big[:-1]:
             return {"small": _shape(small), "big": _shape(big), "fixed": _shape(small + (1,))}
     return None
+
+
+@contextlib.contextmanager
+def _torch_calls():
+    """A TorchFunctionMode that counts the torch functions called inside it (``.n``)."""
+    from torch.overrides import TorchFunctionMode
+
+    class Calls(TorchFunctionMode):
+        n = 0
+
+        def __torch_function__(self, func, types, args=(), kwargs=None):
+            self.n += 1
+            return func(*args, **(kwargs or {}))
+
+    with Calls() as calls:
+        yield calls
 
 
 def _has_torch():

@@ -31,13 +31,20 @@ def _tags(causal):
     return ("인과 마스크 (j ≤ i)",) if causal else ()
 
 
-def _memory(where, n, m):
-    """A limit of half an n×m float64 array: the blocks fit many times, S or P does not."""
-    full = n * m * 8
-    return Memory(full // 2, full, where)
+def _memory(where, n, m, block, data):
+    """The limit the allowed arrays need, with a margin: 8 float64 arrays of ``block`` entries
+    (a block's S, P, U, Δ, a mask, temporaries) and twice the ``data`` entries of the inputs and
+    outputs (a copy of each, the O(n) row statistics). The sizes are chosen so that this is far
+    below n·m bytes: no n×m array fits, not even a boolean one (1 byte an entry)."""
+    limit = 8 * 8 * block + 2 * 8 * data
+    assert limit < n * m // 2, (limit, n * m)
+    return Memory(limit, n * m * 8, where)
 
 
 # ------------------------------------------------------------------- the online softmax ----
+
+LOW_ROWS = (-800.0, 0.0, -1500.0, -300.0)  # rows whose scores all lie far below 0: e^S underflows
+# to 0 there unless the running max starts at −inf (a reference point of 0 gives ℓ = 0, 0/0)
 
 
 @functools.cache
@@ -79,9 +86,16 @@ def _online_spec(causal):
                     note="점수가 수백 (e^S 가 넘칠 크기)"),
             blocked(7, (2, 3), 4, 7, 8, 5, 3, "(B, H, ·, ·)"),
         ]
+    low = C.offset_rows(C.normal(9, Q=(4, 8), K=(10, 8), V=(10, 3)), offsets=LOW_ROWS,
+                        ramps=(0.0,) * 4)
+    cases.append(blocked(9, (), 4, 10, 8, 3, 3, "점수가 모두 −800 아래인 행", x=low,
+                         note="행마다 점수가 −800, 0, −1500, −300 근처 (e^S 가 0 으로 "
+                         "잘릴 크기)"))
     cases += C.in_float32(cases, 1, 6)
-    cases.append(blocked(8, (), 256, 1024, 4, 4, 32, note="n = 256, m = 1024: 메모리를 잼",
-                         memory=_memory("n = 256, m = 1024, block_k = 32", 256, 1024)))
+    n, m, d, b = 512, 8192, 4, 16
+    cases.append(blocked(8, (), n, m, d, d, b, note=f"n = {n}, m = {m}: 메모리를 잼",
+                         memory=_memory(f"n = {n}, m = {m}, block_k = {b}", n, m, n * b,
+                                        n * d + 2 * m * d + n * (d + 1))))
 
     def reference(Q, K, V, block_k):
         return A.attention_lse(Q, K, V, is_causal=causal)
@@ -93,6 +107,7 @@ def _online_spec(causal):
         Mistake("online_no_rescale_l", wrong(rescale_l=False)),
         Mistake("online_no_rescale_acc", wrong(rescale_acc=False)),
         Mistake("online_no_max", wrong(use_max=False)),
+        Mistake("online_zero_start", wrong(start=0.0)),
         Mistake("online_lse", wrong(lse="log ell")),
         Mistake("online_lse_overflow", wrong(lse="log(ell e^max)")),
         Mistake("online_alpha_division", wrong(alpha="division")),
@@ -108,7 +123,9 @@ def _online_spec(causal):
             Mistake("causal_strict", wrong(mask="strict")),
         )
     return Spec(_name("online_softmax", causal), ("O", "lse"), cases, reference, mistakes,
-                "fn(Q, K, V, block_k) -> (O, lse)")
+                "fn(Q, K, V, block_k) -> (O, lse)",
+                unchecked="키 블록을 한 번만 훑는지, block_k 개씩 자르는지 (값과 메모리만 "
+                "봅니다)")
 
 
 def _mask(n, m, kind):
@@ -122,14 +139,14 @@ def _mask(n, m, kind):
 
 def _online(Q, K, V, block_k, *, causal, mask="upper_left", rescale_l=True, rescale_acc=True,
             use_max=True, lse="s_max + log ell", alpha="exp(difference)", normalize=True,
-            tail=True, scale=scale_of):
+            tail=True, scale=scale_of, start=-np.inf):
     """The online softmax loop in float64, with one step done wrong: the rescaling of ℓ or acc
     left out, no running max (reference point 0), lse without s_max or as log(ℓ·e^{s_max}), the
     rescaling factor as e^{s_old}/e^{s_new}, no final division, the last short block left out,
-    another scale, another causal mask."""
+    another scale, another causal mask, s_max started at ``start`` instead of −inf."""
     n, m = Q.shape[-2], K.shape[-2]
     seen = _mask(n, m, mask) if causal else None
-    s_max = np.full(Q.shape[:-1], -np.inf)  # (..., n)
+    s_max = np.full(Q.shape[:-1], start)  # (..., n)
     ell = np.zeros(Q.shape[:-1])
     acc = np.zeros(Q.shape[:-1] + V.shape[-1:])  # (..., n, d_v)
     with np.errstate(all="ignore"):
@@ -175,8 +192,10 @@ def _blockwise_spec(causal):
         saved(6, (), 8, 5, 8, 3, 3, 2, "n > m"),
     ]
     cases += C.in_float32(cases, 0, 3)
-    cases.append(saved(7, (), 512, 512, 4, 4, 64, 64, note="n = m = 512: 메모리를 잼",
-                       memory=_memory("n = m = 512, 블록 64×64", 512, 512)))
+    n, d, b = 2048, 4, 64
+    cases.append(saved(7, (), n, n, d, d, b, b, note=f"n = m = {n}: 메모리를 잼",
+                       memory=_memory(f"n = m = {n}, 블록 {b}×{b}", n, n, b * b,
+                                      8 * n * d + n)))
 
     def reference(G, Q, K, V, O, lse, block_q, block_k):
         return A.attention_backward(G, Q, K, V, is_causal=causal)
@@ -216,7 +235,9 @@ def _blockwise_spec(causal):
                 Q, K, lse, "lower_right"))),
         )
     return Spec(_name("blockwise_backward", causal), ("dQ", "dK", "dV"), cases, reference,
-                mistakes, "fn(G, Q, K, V, O, lse, block_q, block_k) -> (dQ, dK, dV)")
+                mistakes, "fn(G, Q, K, V, O, lse, block_q, block_k) -> (dQ, dK, dV)",
+                unchecked=("통째로 가린 블록을 건너뛰는지 (값과 메모리만 봅니다)" if causal
+                           else ""))
 
 
 def _P(Q, K, lse, causal, *, divide=False, scale=None):
