@@ -63,12 +63,15 @@ def lse(report, ns, device="cpu"):
         size = f"n=m={r['n']} d=64"
         report.add("3", "kept fwd→bwd: saved P / LSE (np)", size, "P", r["kept_saved_p"],
                    "lse", r["kept_lse"], "MB")
-        report.add("3", "bwd peak: saved P / LSE (np)", size, "P", r["peak_bwd_saved_p"],
+        report.add("3", "bwd peak: recompute P / LSE (np)", size, "P", r["peak_bwd_recompute"],
                    "lse", r["peak_bwd_lse"], "MB")
         if "peak_bwd_blockwise" in r:
             report.add("3", "bwd peak: LSE / blockwise LSE (np)", size, "lse", r["peak_bwd_lse"],
                        "blk", r["peak_bwd_blockwise"], "MB", note=f"blocks {r['block']}")
-    torch_rows = measure.torch_saved_sweep(ns, device=device)
+    # on CUDA the flash kernel takes fp16/bf16 only and the memory-efficient one no float64;
+    # float64 would fall back to the math kernel, which saves P
+    torch_dtype = "bfloat16" if str(device).startswith("cuda") else "float64"
+    torch_rows = measure.torch_saved_sweep(ns, device=device, dtype=torch_dtype)
     for r in torch_rows:
         size = f"n=m={r['n']} d=64"
         report.add("3", "kept fwd→bwd: autograd / SDPA", size, "ag", r["saved_autograd"],

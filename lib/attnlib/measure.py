@@ -231,7 +231,7 @@ def _lse_point(n, d, dtype, seed, block):
     blockwise = partial(A.attention_blockwise_backward, G, Q, K, V, O, lse, block_q=b, block_k=b)
     return {"n": n, "m": n, "d": d, "dtype": str(dtype), "kept_saved_p": kept_p,
             "kept_lse": kept_lse,
-            "peak_bwd_saved_p": peak_extra_bytes(A.attention_backward, G, Q, K, V)[1],
+            "peak_bwd_recompute": peak_extra_bytes(A.attention_backward, G, Q, K, V)[1],
             "peak_bwd_lse": peak_extra_bytes(A.attention_backward_lse, G, Q, K, V, O, lse)[1],
             "nm_bytes": n * n * item, "nd_bytes": n * d * item, "n_bytes": n * item,
             "peak_bwd_blockwise": peak_extra_bytes(blockwise)[1], "block": b}
@@ -241,7 +241,8 @@ def torch_saved_sweep(ns, d: int = 64, *, dtype="float64", seed: int = 0,
                       device: str = "cpu") -> list[dict]:
     """For each n = m: bytes torch autograd saves for the backward beyond Q, K, V — plain
     autograd, ``attnlib.torch.AttentionFunction`` and SDPA (its fused kernel keeps O and lse).
-    On CUDA also the peak memory of each backward beyond what was allocated before it."""
+    On CUDA also the peak memory of each backward beyond what was allocated before it; there
+    pass ``dtype="bfloat16"`` or ``"float16"``: the fused kernels do not take float64."""
     return [_torch_saved_point(n, d, dtype, seed, device) for n in ns]
 
 
@@ -250,7 +251,10 @@ def _torch_saved_point(n, d, dtype, seed, device):
 
     from . import torch as T
 
-    Q, K, V, G = (torch.as_tensor(x, device=device) for x in inputs(n, n, d, dtype, seed))
+    # bfloat16/float16 (what the fused CUDA kernels take) are drawn in float64 and cast
+    np_dtype = dtype if str(dtype) in ("float32", "float64") else "float64"
+    Q, K, V, G = (torch.as_tensor(x, device=device).to(getattr(torch, str(dtype)))
+                  for x in inputs(n, n, d, np_dtype, seed))
     q, k, v = (x.detach()[None, None].requires_grad_(True) for x in (Q, K, V))  # (1, 1, n, d)
     scale = 1.0 / math.sqrt(d)
     forwards = {

@@ -47,7 +47,7 @@ def lse_memory(rows):
     ax_k.plot(n, [r["kept_lse"] / MB for r in rows], "s-", color=lse, label="LSE (O, lse)")
     _loglog(ax_k, "n = m", "MB", "순전파가 남기는 것")
     ax_k.legend(frameon=False, fontsize=9)
-    ax_p.plot(n, [r["peak_bwd_saved_p"] / MB for r in rows], "o-", color=saved,
+    ax_p.plot(n, [r["peak_bwd_recompute"] / MB for r in rows], "o-", color=saved,
               label="P를 다시 만드는 역전파")
     ax_p.plot(n, [r["peak_bwd_lse"] / MB for r in rows], "s--", color=lse, label="LSE 역전파")
     if "peak_bwd_blockwise" in rows[0]:

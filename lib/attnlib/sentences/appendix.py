@@ -25,7 +25,8 @@ SENTENCES = [
        "개만 남깁니다",
        "세 n 에서 남긴 바이트 / (n·d + n) 개 = 1 ± 0.05, 증가 지수 1 ± 0.1"),
     _s("performance/sdpa_saves",
-       "CPU 에서도 융합 커널을 써서 $O$ 와 $\\operatorname{lse}$ 만 저장합니다",
+       "이 책이 고정한 PyTorch 2.13 에서는 CPU 에서도 융합 커널을 써서 $O$ 와 "
+       "$\\operatorname{lse}$ 만 저장합니다",
        "n = 256, 1024 에서 SDPA 가 저장한 바이트가 (n·d + n) 개의 1 ± 0.05 배, autograd 는 n·m "
        "개"),
     _s("performance/two_nm_arrays",
@@ -37,7 +38,7 @@ SENTENCES = [
     _s("performance/figure_lines",
        "$n$ 이 네 배가 될 때 세모 선은 네 배보다 덜 오르고, 한 번에 되살리는 두 선은 열 배 "
        "넘게 오릅니다",
-       "n = 128 → 512: 블록 단위의 최대 메모리(결과 포함)는 4배 미만, 다른 두 역전파는 8배 넘게"),
+       "n = 128 → 512: 블록 단위의 최대 메모리(결과 포함)는 4배 미만, 다른 두 역전파는 10배 넘게"),
     _s("performance/backward_below_2",
        "역전파의 차이가 2보다 조금 작게 찍히는 것은",
        "두 역전파에서 제자리/새 배열 최대 메모리의 차이가 n×m 배열 1.5–2 개이고, 2 에서 "
