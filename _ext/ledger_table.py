@@ -23,6 +23,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 from pathlib import Path
 
 from docutils import nodes
@@ -146,6 +147,23 @@ def _table(app, docname, claims, records, warn=True):
     return table, counts
 
 
+_INLINE = re.compile(r"(\$[^$]+\$|`[^`]+`)")
+
+
+def _inline(text: str) -> list[nodes.Node]:
+    """A sentence as the chapter writes it: ``$…$`` becomes math (typeset by KaTeX), ``…``
+    code, the rest text."""
+    parts = []
+    for piece in _INLINE.split(text):
+        if piece.startswith("$") and piece.endswith("$") and len(piece) > 1:
+            parts.append(nodes.math(piece[1:-1], piece[1:-1]))
+        elif piece.startswith("`") and piece.endswith("`") and len(piece) > 1:
+            parts.append(nodes.literal(text=piece[1:-1]))
+        elif piece:
+            parts.append(nodes.Text(piece))
+    return parts
+
+
 def _sentence_table(app, docname, sentences, records, warn=True):
     headers = ["#", "책의 문장", "셀이 계산한 것", "상태"]
     table = nodes.table(classes=["ledger-table", "sentence-table"])
@@ -162,7 +180,7 @@ def _sentence_table(app, docname, sentences, records, warn=True):
         stem, name = sent.key.split("/", 1)
         target = _chapter_doc(app.env, stem)
         quote = nodes.paragraph()
-        quote += nodes.Text(f"「{sent.text}」")
+        quote += [nodes.Text("「"), *_inline(sent.text), nodes.Text("」")]
         item = nodes.paragraph()
         if target:
             item += nodes.reference("", stem, internal=True,
