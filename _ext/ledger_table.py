@@ -104,6 +104,23 @@ def _row(cells):
     return row
 
 
+def _where(app, docname, key, prefix=""):
+    """「prefix → chapter key」: a link to the chapter that checks ``key`` and the key's name."""
+    stem, name = key.split("/", 1)
+    target = _chapter_doc(app.env, stem)
+    item = nodes.paragraph()
+    if prefix:
+        item += nodes.Text(prefix)
+    if target:
+        item += nodes.reference("", stem, internal=True,
+                                refuri=app.builder.get_relative_uri(docname, target))
+    else:
+        item += nodes.Text(stem)
+    item += nodes.Text(" ")
+    item += nodes.literal(text=name)
+    return item
+
+
 def _table(app, docname, claims, records, warn=True):
     headers = ["#", "항목", "글의 수", "책이 계산한 값", "상태"]
     table = nodes.table(classes=["ledger-table"])
@@ -119,19 +136,9 @@ def _table(app, docname, claims, records, warn=True):
         rec = records.get(spec.key)
         status = spec.status if (rec or spec.status == "unchecked") else "missing"
         counts[status] = counts.get(status, 0) + 1
-        stem = spec.key.split("/", 1)[0]
-        target = _chapter_doc(app.env, stem)
         title = nodes.paragraph()
         title += nodes.strong(text=spec.text)
-        item = nodes.paragraph()
-        item += nodes.Text(f"{ARTICLE_TEXT[spec.article]}, {spec.where} → ")
-        if target:
-            item += nodes.reference("", stem, internal=True,
-                                    refuri=app.builder.get_relative_uri(docname, target))
-        else:
-            item += nodes.Text(stem)
-        item += nodes.Text(" ")
-        item += nodes.literal(text=spec.key.split("/", 1)[1])
+        item = _where(app, docname, spec.key, f"{ARTICLE_TEXT[spec.article]}, {spec.where} → ")
         ours = rec["ours"] if rec else ("" if spec.status == "unchecked" else "—")
         if rec and rec.get("measured"):
             ours += f" (이 빌드의 기계: {rec['measured']})"
@@ -177,18 +184,9 @@ def _sentence_table(app, docname, sentences, records, warn=True):
     held = 0
     for i, sent in enumerate(sentences.values(), 1):
         rec = records.get(sent.key)
-        stem, name = sent.key.split("/", 1)
-        target = _chapter_doc(app.env, stem)
         quote = nodes.paragraph()
         quote += [nodes.Text("「"), *_inline(sent.text), nodes.Text("」")]
-        item = nodes.paragraph()
-        if target:
-            item += nodes.reference("", stem, internal=True,
-                                    refuri=app.builder.get_relative_uri(docname, target))
-        else:
-            item += nodes.Text(stem)
-        item += nodes.Text(" ")
-        item += nodes.literal(text=name)
+        item = _where(app, docname, sent.key)
         check = [nodes.paragraph("", "", nodes.emphasis(text=sent.check))]
         if rec:
             check.insert(0, nodes.paragraph(text=rec["ours"]))
