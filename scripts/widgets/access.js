@@ -88,7 +88,7 @@ export class BookSelectionSliderView extends SelectionSliderView {
     const handle = this.$slider.querySelector(".noUi-handle");
     const id = labelId(this);
     if (handle) handle.setAttribute("aria-labelledby", id);
-    this.readout.setAttribute("aria-label", `${this.model.get("description")} 값 입력`);
+    this.readout.setAttribute("aria-label", `${this.model.get("description")}: 직접 입력`);
     this.readout.setAttribute("aria-describedby", this.message.id);
     untitle(this);
   }
