@@ -3,7 +3,7 @@
 //    keyboard focus (tabindex="0"), so it can be scrolled without a mouse, and stops taking
 //    it when the window is wide enough again.
 //  - Printing opens every folded <details> (hidden code, solutions) and closes them again
-//    afterwards.
+//    afterwards, and scales a formula wider than the printed column to fit it.
 //  - sphinx-copybutton has no Korean messages ("Copy", "Copied!"), and sphinx-togglebutton
 //    labels its buttons "Toggle hidden content": they get Korean here.
 (() => {
@@ -33,8 +33,13 @@
     buttons.forEach((b) => watch.observe(b, { attributes: true, attributeFilter: ["data-tooltip"] }));
   }
   const SCROLLERS = "div.math > .katex-display, span.math";
+  const printMedia = window.matchMedia("print");
 
   function mark() {
+    if (printMedia.matches) {
+      fitFormulas(true);
+      return;
+    }
     for (const el of document.querySelectorAll(SCROLLERS)) {
       let scrolls;
       if (el.matches("span.math")) {
@@ -62,6 +67,16 @@
     pending = requestAnimationFrame(mark);
   }
 
+  // On paper a formula cannot scroll: one wider than the printed column is scaled to fit.
+  function fitFormulas(printing) {
+    for (const el of document.querySelectorAll("div.math > .katex-display")) {
+      el.style.zoom = "";
+      if (printing && el.scrollWidth > el.clientWidth + 1) {
+        el.style.zoom = Math.floor((100 * el.clientWidth) / el.scrollWidth) / 100;
+      }
+    }
+  }
+
   const opened = [];
   window.addEventListener("beforeprint", () => {
     for (const d of document.querySelectorAll("details:not([open])")) {
@@ -71,7 +86,9 @@
   });
   window.addEventListener("afterprint", () => {
     while (opened.length) opened.pop().open = false;
+    fitFormulas(false);
   });
+  printMedia.addEventListener("change", () => fitFormulas(printMedia.matches));
 
   // Each formula is watched: its width changes with the window, the fonts, a print preview.
   function watch() {

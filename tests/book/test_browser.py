@@ -839,8 +839,8 @@ def test_every_frame_has_alt_text(rel):
 
 
 def test_print_opens_code_and_keeps_explorers_whole(visit):
-    """Printed, a chapter shows its hidden code, and an explorer's controls stay on the page
-    of its figure (the PDF lands in _build/screenshots/)."""
+    """Printed, a chapter shows its hidden code, an explorer's controls stay on the page of its
+    figure, and a formula fits the column (the PDF lands in _build/screenshots/)."""
     rel = next((r for r in _slider_pages() if r.endswith("09_masks.html")), None)
     if rel is None:
         _missing("no chapter 9 page")
@@ -859,4 +859,16 @@ def test_print_opens_code_and_keeps_explorers_whole(visit):
     assert whole and all(w == "avoid" for w in whole), f"explorers may split: {whole}"
     SHOTS.mkdir(parents=True, exist_ok=True)
     page.pdf(path=str(SHOTS / "print__09_masks.pdf"), format="A4", print_background=True)
+    _assert_clean(v, rel)
+    # chapter 18 has a formula wider than the column (it scrolls on screen)
+    rel = next(r for r in PAGES if r.endswith("18_blockwise_backward.html"))
+    v = visit(rel)
+    page = v.page
+    scrolls = """() => Array.from(document.querySelectorAll('div.math > .katex-display'))
+      .filter(e => e.scrollWidth > e.clientWidth + 1).map(e => e.textContent.slice(0, 40))"""
+    assert page.evaluate(scrolls), "chapter 18 has no formula wider than the column any more"
+    page.set_viewport_size({"width": 794, "height": 1123})  # A4 at 96 px per inch
+    page.emulate_media(media="print")
+    page.wait_for_timeout(400)  # book.js follows the layout change (a ResizeObserver)
+    assert not page.evaluate(scrolls), "a printed formula is wider than the column"
     _assert_clean(v, rel)
