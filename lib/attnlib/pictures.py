@@ -21,7 +21,7 @@ import io
 import math
 import os
 import re
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 
 import numpy as np
 
@@ -151,7 +151,7 @@ class Picture:
     css_dpi: float = CSS_DPI
     name: str = "figure"
     ratio: int = PIXEL_RATIO
-    _sizes: list = field(default_factory=list)
+    text_plain: str = "<Figure>"  # what a plain-text front end shows (as matplotlib's repr)
 
     @property
     def tiles(self) -> list[tuple[int, int]]:
@@ -188,7 +188,8 @@ class Picture:
 
             outs.append({
                 "output_type": "display_data",
-                "data": {mime: base64.b64encode(data).decode("ascii"), "text/plain": "<Figure>"},
+                "data": {mime: base64.b64encode(data).decode("ascii"),
+                         "text/plain": self.text_plain},
                 "metadata": {mime: meta},
             })
         return outs
@@ -243,7 +244,9 @@ def picture(source, *, css_dpi: float = CSS_DPI, tiles: bool | None = None) -> P
         edges = source._settle_edges(edges, cols)
     groups = _tile_axes(fig, cols, edges)
     alts = describe(fig, groups)
-    return Picture(rgba=rgba, edges=edges, alts=alts, texts=texts, css_dpi=css_dpi, name=name)
+    w, h = fig.get_size_inches() * css_dpi  # matplotlib's repr, at the size on the page
+    return Picture(rgba=rgba, edges=edges, alts=alts, texts=texts, css_dpi=css_dpi, name=name,
+                   text_plain=f"<Figure size {w:g}x{h:g} with {len(fig.axes)} Axes>")
 
 
 def _first_title(fig) -> str:
