@@ -16,6 +16,12 @@ they held up the parsing of the page (and with it the first explorer) until ever
 stylesheet had arrived.  Deferred scripts keep their order.  Two exceptions:
 documentation_options.js, which inline scripts of every page extend as they are parsed,
 and the search page, whose own search scripts expect doctools.js to have run.
+
+Korean for the interface: the folds over hidden code that MyST-NB writes carry
+``aria-label="Toggle hidden content"``, in English and unlike what they show (「코드 보기」):
+the label is dropped, so the summary is named by its visible text.  sphinx-book-theme's
+catalogue lacks strings the book shows (and the book's templates made translatable):
+``_locale/<language>/LC_MESSAGES/booktheme.po`` is compiled and added behind it.
 """
 
 from __future__ import annotations
@@ -60,6 +66,33 @@ def _widget_css(app, pagename, templatename, context, doctree):
         app.add_css_file(css)  # during html-page-context: this page only
 
 
+_SUMMARY_LABEL = '<summary aria-label="Toggle hidden content">'
+
+
+def _summary_label(app, pagename, templatename, context, doctree):
+    body = context.get("body")
+    if body and _SUMMARY_LABEL in body:
+        context["body"] = body.replace(_SUMMARY_LABEL, "<summary>")
+
+
+def _theme_catalog(app):
+    """Compile and add the book's booktheme.po (the theme's own catalogue is tried first)."""
+    from pathlib import Path
+
+    from sphinx.util.i18n import CatalogInfo
+
+    language = app.config.language
+    for folder in app.config.locale_dirs or ():
+        base = Path(app.srcdir, folder)
+        messages = base / language / "LC_MESSAGES"
+        if not (messages / "booktheme.po").is_file():
+            continue
+        info = CatalogInfo(str(messages), "booktheme", app.config.source_encoding)
+        if info.is_outdated():
+            info.write_mo(language)
+        app.add_message_catalog("booktheme", str(base))
+
+
 def setup(app):
     app.add_config_value("book_widgets_css", "", "html", types=[str])
     # Early: html-page-context stops at the first handler that returns a template name.
@@ -67,4 +100,6 @@ def setup(app):
     # After MyST-NB and the themes (priority 500, 501) have added their scripts.
     app.connect("html-page-context", _widget_css, priority=600)
     app.connect("html-page-context", _defer_scripts, priority=600)
+    app.connect("html-page-context", _summary_label, priority=600)
+    app.connect("builder-inited", _theme_catalog)
     return {"version": "0.1", "parallel_read_safe": True, "parallel_write_safe": True}

@@ -5,6 +5,10 @@ each formula to one long-lived ``node _ext/katex_render.js`` (``katex`` from npm
 by package-lock.json) and writes the HTML it returns; the page needs only KaTeX's
 stylesheet and fonts (``katex_css``, vendored by scripts/vendor_js.sh).
 
+A formula in a heading or a link is also named by the text its MathML reads (``role="img"``,
+``aria-label``): a heading or link whose only text is a formula would otherwise have no
+accessible name.
+
 KaTeX runs strict and throws on errors, so an undefined macro or malformed formula is a
 Sphinx warning at the formula's source line (an error under ``-W``), never red text on
 the page.  ``katex_macros`` maps a macro to its expansion, as KaTeX's ``macros`` option.
@@ -14,6 +18,7 @@ from __future__ import annotations
 
 import html
 import json
+import re
 import subprocess
 from pathlib import Path
 
@@ -68,9 +73,38 @@ def _typeset(self, node, tex: str, display: bool) -> str:
     return f'<span class="katex-error">{html.escape(tex)}</span>'
 
 
+_MATHML = re.compile(r"<math.*?</math>", re.S)
+
+
+def _spoken(typeset: str) -> str:
+    """The formula's text as its MathML reads (``r=rowsum(G⊙O)``), for an accessible name."""
+    found = _MATHML.search(typeset)
+    if not found:
+        return ""
+    text = re.sub(r"<annotation.*?</annotation>", "", found.group(0), flags=re.S)
+    text = html.unescape(re.sub(r"<[^>]+>", " ", text)).replace("\u2061", "")  # f⁡(x)
+    return "".join(text.split())
+
+
+def _in_name(node) -> bool:
+    """Inside a title or a link: the formula may be all the text a heading or link has."""
+    while node is not None:
+        if isinstance(node, (nodes.title, nodes.reference)):
+            return True
+        node = node.parent
+    return False
+
+
 def visit_math(self, node):
-    self.body.append(self.starttag(node, "span", "", CLASS="math notranslate nohighlight"))
-    self.body.append(_typeset(self, node, node.astext(), display=False))
+    typeset = _typeset(self, node, node.astext(), display=False)
+    if _in_name(node) and (spoken := _spoken(typeset)):
+        # Headings and links take their accessible name from their text, which a browser
+        # does not find in MathML: the formula is named by what its MathML reads.
+        self.body.append(self.starttag(node, "span", "", CLASS="math notranslate nohighlight",
+                                       role="img", **{"aria-label": spoken}))
+    else:
+        self.body.append(self.starttag(node, "span", "", CLASS="math notranslate nohighlight"))
+    self.body.append(typeset)
     self.body.append("</span>")
     raise nodes.SkipNode
 

@@ -9,6 +9,7 @@ pyplot's, so nothing accumulates in pyplot's state; an explorer frame just retur
 
 from __future__ import annotations
 
+import contextlib
 import importlib.util
 import io
 from pathlib import Path
@@ -27,9 +28,11 @@ __all__ = [
     "plain_log_axis",
     "static",
     "View",
+    "BookFigure",
     "encode_png",
     "ScoreHistograms",
     "CellLabels",
+    "text_colors",
     "KOREAN_FONT",
     "COLORS",
 ]
@@ -64,6 +67,25 @@ def use_korean_font() -> None:
     _registered = True
 
 
+class BookFigure(Figure):
+    """The book's ``Figure``: in IPython it shows itself as the page's pictures
+    (``attnlib.pictures``): sharp (two device pixels per CSS pixel), with an alt text written
+    from what it plots, and in the built book cut into one image per column of panels.
+
+    ``alt``: a sentence (or one per column of panels) put before the generated description:
+    what the reader should notice."""
+
+    alt: str | list[str] | None = None
+
+    def _ipython_display_(self):
+        from IPython.display import display
+
+        from .pictures import figure_outputs
+
+        for out in figure_outputs(self, fmt="png"):
+            display(out["data"], metadata=out["metadata"], raw=True)
+
+
 def new_figure(
     width: float = 7.0,
     height: float = 3.0,
@@ -73,14 +95,15 @@ def new_figure(
     layout: str | None = "constrained",
     **kw,
 ):
-    """A ``Figure`` and its axes (an array when there are several).
+    """A ``BookFigure`` and its axes (an array when there are several).
 
     ``layout="constrained"`` fits labels automatically; explorer frames that must redraw
     fast pass ``layout=None`` and set margins with ``fig.subplots_adjust`` (about half the
-    drawing time).
+    drawing time).  On the page an inch is ``pictures.CSS_DPI`` (90) CSS px: a column of
+    panels (one tile) at most ``pictures.PHONE_COLUMN`` px wide keeps its text size on a phone.
     """
     use_korean_font()
-    fig = Figure(figsize=(width, height), layout=layout)
+    fig = BookFigure(figsize=(width, height), layout=layout)
     axes = fig.subplots(nrows, ncols, squeeze=True, **kw)
     return fig, axes
 
@@ -93,6 +116,18 @@ def normal_curve(sigma: float, half_width: float, n: int = 241):
     """
     x = np.linspace(-half_width, half_width, n)
     return x, np.exp(-0.5 * (x / sigma) ** 2) / (sigma * np.sqrt(2 * np.pi))
+
+
+def text_colors(image, X) -> list[str]:
+    """Black or white for the number written on each cell of a heat map ``image`` showing
+    ``X``: whichever contrasts more with the cell's colour (WCAG luminance), row-major."""
+    rgb = np.asarray(image.cmap(image.norm(np.ma.masked_invalid(np.asarray(X, dtype=float)))))
+    lin = np.where(rgb[..., :3] <= 0.04045, rgb[..., :3] / 12.92,
+                   ((rgb[..., :3] + 0.055) / 1.055) ** 2.4)
+    lum = lin @ np.array([0.2126, 0.7152, 0.0722])  # (n, m)
+    # contrast with black (L + .05) / .05 against with white 1.05 / (L + .05)
+    dark = (lum + 0.05) ** 2 < 0.05 * 1.05
+    return ["white" if d else "black" for d in np.ravel(dark)]
 
 
 def plain_log_axis(ax, which: str = "y", base: float = 10, ticks=None) -> None:
@@ -109,30 +144,54 @@ def plain_log_axis(ax, which: str = "y", base: float = 10, ticks=None) -> None:
     axis.set_minor_formatter(NullFormatter())
 
 
-def static(fig: Figure, dpi: float = 80):
-    """A figure as a PNG ``IPython.display.Image``: a cell output under any matplotlib backend."""
-    from IPython.display import Image
+class _Shown:
+    """What :func:`static` returns: a figure that displays as the book's pictures."""
 
-    buf = io.BytesIO()
-    fig.savefig(buf, format="png", dpi=dpi, metadata={"Software": None})
-    return Image(data=buf.getvalue(), format="png")
+    def __init__(self, fig: Figure):
+        self.fig = fig
+
+    def _ipython_display_(self):
+        BookFigure._ipython_display_(self.fig)
+
+    def _repr_png_(self):  # front ends that ask for a plain picture
+        buf = io.BytesIO()
+        self.fig.savefig(buf, format="png", dpi=90, metadata={"Software": None})
+        return buf.getvalue()
+
+
+def static(fig: Figure, dpi: float | None = None):
+    """A figure as a cell output under any matplotlib backend: the book's pictures
+    (``BookFigure``), also for a plain ``Figure``.  ``dpi`` is ignored (kept for old calls):
+    the pictures carry two device pixels per CSS pixel."""
+    return _Shown(fig)
+
+
+def quantize(rgb):
+    """A 256-colour palette image of an RGB image; the palette's colour nearest to white is
+    white itself, so that a figure's background is the same white in every picture (side by
+    side, two tiles of one figure would otherwise differ by a shade)."""
+    from PIL import Image
+
+    pal = rgb.quantize(colors=256, method=Image.Quantize.FASTOCTREE)
+    colors = np.array(pal.getpalette()[:768], dtype=int).reshape(-1, 3)
+    k = int(np.argmin(((255 - colors) ** 2).sum(axis=1)))
+    if ((255 - colors[k]) ** 2).sum() <= 3 * 8**2:
+        colors[k] = 255
+        pal.putpalette(colors.astype(np.uint8).ravel().tolist())
+    return pal
 
 
 def encode_png(img, *, compact: bool = False) -> bytes:
     """PNG bytes of a PIL image: fast (zlib level 1; a live frame, sent once) or compact (the
     smaller of a 256-colour palette, which keeps anti-aliased line art intact at a third of
     the bytes, and full colour at the highest level; what a page or notebook file carries)."""
-    from PIL import Image
-
     rgb = img.convert("RGB")
     full = io.BytesIO()
     rgb.save(full, format="png", compress_level=9 if compact else 1)
     if not compact:
         return full.getvalue()
     small = io.BytesIO()
-    rgb.quantize(colors=256, method=Image.Quantize.FASTOCTREE).save(
-        small, format="png", optimize=True
-    )
+    quantize(rgb).save(small, format="png", optimize=True)
     return min(full.getvalue(), small.getvalue(), key=len)
 
 
@@ -161,6 +220,8 @@ class View:
         self._background = None
         self._above: set = set()  # static artists drawn with each frame (see _above_tracked)
         self._dpi = None
+        self._static_texts = None  # texts of the cached bitmap, when drawn with the probe
+        self._edges = None  # tile edges of the first frame (attnlib.pictures)
 
     # -- what subclasses call -------------------------------------------------------
     def track(self, *artists):
@@ -215,15 +276,24 @@ class View:
                       and c.get_zorder() > low]
         return above
 
-    def rgba(self, dpi: float = 90):
-        """The current frame as an ``(h, w, 4)`` uint8 array (static part cached)."""
+    def rgba(self, dpi: float = 90, *, probe: bool = False):
+        """The current frame as an ``(h, w, 4)`` uint8 array (static part cached).
+
+        ``probe=True`` returns ``(rgba, texts)``: also every text drawn in the frame, as
+        ``(x in pixels, size in points)`` (the static part's from when it was drawn), which
+        ``attnlib.pictures`` uses to check text sizes per tile."""
         from matplotlib.backends.backend_agg import FigureCanvasAgg
+
+        from .pictures import _TextProbe
 
         fig = self.fig
         if self._canvas is None or self._dpi != dpi:
             fig.set_dpi(dpi)
             self._canvas, self._dpi, self._background = FigureCanvasAgg(fig), dpi, None
+            self._edges = None
         canvas = self._canvas
+        if probe and getattr(self, "_static_texts", None) is None:
+            self._background = None  # drawn without the probe: draw it again, measured
         above = self._above_tracked()
         if set(above) != self._above:  # what the cached bitmap left out has changed
             self._background, self._above = None, set(above)
@@ -231,21 +301,48 @@ class View:
         layers = sorted([*above, *self.dynamic], key=lambda a: a.get_zorder())
         for a in layers:
             a.set_animated(True)  # skipped by the full draw below, drawn on top afterwards
+        recorder = _TextProbe(canvas.get_renderer()) if probe else None
         try:
-            if self._background is None:
-                canvas.draw()  # layout (the first time) and every static artist
-                if fig.get_layout_engine() is not None:
-                    # Keep the first frame's layout: later frames only redraw artists.
-                    fig.set_layout_engine("none")
-                self._background = canvas.copy_from_bbox(fig.bbox)
-            else:
-                canvas.restore_region(self._background)
-            for a in layers:
-                fig.draw_artist(a)
+            with recorder or contextlib.nullcontext():
+                mark = 0
+                if self._background is None:
+                    canvas.draw()  # layout (the first time) and every static artist
+                    if fig.get_layout_engine() is not None:
+                        # Keep the first frame's layout: later frames only redraw artists.
+                        fig.set_layout_engine("none")
+                    self._background = canvas.copy_from_bbox(fig.bbox)
+                    self._static_texts = list(recorder.texts) if probe else None
+                    mark = len(recorder.texts) if probe else 0
+                else:
+                    canvas.restore_region(self._background)
+                for a in layers:
+                    fig.draw_artist(a)
         finally:
             for a in layers:
                 a.set_animated(False)  # so a plain savefig draws the whole frame
-        return np.asarray(canvas.buffer_rgba())
+        rgba = np.asarray(canvas.buffer_rgba())
+        if not probe:
+            return rgba
+        return rgba.copy(), [*self._static_texts, *recorder.texts[mark:]]
+
+    def _settle_edges(self, edges, cols):
+        """Tile edges for this frame: the first frame's, so that the tiles keep their size as
+        the controls move.  A frame whose panels reach over an edge is an error (a title that
+        grew into the next panel): give the figure more room between panels."""
+        if getattr(self, "_edges", None) is None:
+            self._edges = list(edges)
+            return self._edges
+        kept = self._edges
+        if len(kept) == 2:
+            return kept
+        inner = kept[1:-1]  # the figure's own edges may cut a label (as any figure would)
+        if len(cols) != len(kept) - 1 or any(
+                (i > 0 and c[0] < kept[i] - 0.5) or (i < len(inner) and c[1] > kept[i + 1] + 0.5)
+                for i, c in enumerate(cols)):
+            spans = ", ".join(f"{c[0]:.0f}–{c[1]:.0f}" for c in cols)
+            raise ValueError(f"{type(self).__name__}: this frame's panels ({spans} px) cross the "
+                             f"first frame's tile edges {kept}; leave more room between panels")
+        return kept
 
     def png(self, dpi: float = 90) -> bytes:
         """The current frame as PNG bytes (fast to encode)."""
@@ -312,6 +409,11 @@ class CellLabels(Artist):
     def draw(self, renderer):
         if not self.get_visible():
             return
+        if any(t.strip() for t in self.texts):  # for attnlib.pictures' text sizes
+            from .pictures import record_text
+
+            x_mid = self.axes.bbox.x0 + self.axes.bbox.width / 2
+            record_text(renderer, x_mid, self.prop.get_size_in_points())
         gc = renderer.new_gc()
         for (x, y), s, color in zip(self.axes.transData.transform(self.xy), self.texts,
                                     self.colors, strict=True):
@@ -332,7 +434,7 @@ class ScoreHistograms(View):
     """
 
     def __init__(self, *, raw_half_width: float = 150.0):
-        fig, axes = new_figure(width=8.0, height=2.9, ncols=2, layout=None)
+        fig, axes = new_figure(width=7.6, height=2.9, ncols=2, layout=None)
         super().__init__(fig)
         fig.subplots_adjust(left=0.02, right=0.98, bottom=0.2, top=0.88, wspace=0.08)
         self.panels = []

@@ -142,12 +142,15 @@ def _figure_output(fig, fmt: str, dpi: float, compact: bool = True) -> dict:
 
 
 def render_outputs(
-    result: Any, *, fmt: str = "png", dpi: float = 90, compact: bool = True
+    result: Any, *, fmt: str = "png", dpi: float = 90, compact: bool = True, book: bool = False
 ) -> list[dict]:
     """Turn what ``func`` returned into nbformat output dicts (figures, text, HTML).
 
     ``compact``: spend time on small PNGs (frozen frames, which the page carries) rather
     than on speed (live frames, sent once to the kernel's front end).
+    ``book``: a frame of the built book: figures become ``attnlib.pictures`` tiles (lossless
+    WebP at two device pixels per CSS pixel, alt text, checked for phones), ``dpi`` being
+    the CSS pixels per inch.
     """
     from matplotlib.figure import Figure
 
@@ -159,8 +162,18 @@ def render_outputs(
         return [
             out
             for item in result
-            for out in render_outputs(item, fmt=fmt, dpi=dpi, compact=compact)
+            for out in render_outputs(item, fmt=fmt, dpi=dpi, compact=compact, book=book)
         ]
+    if book and fmt != "svg" and isinstance(result, (View, Figure)):
+        from .pictures import figure_outputs
+
+        with _glyphs_strict():
+            outs = figure_outputs(result, fmt="webp", css_dpi=dpi, tiles=True)
+        if isinstance(result, Figure):
+            import matplotlib.pyplot as plt
+
+            plt.close(result)
+        return outs
     if isinstance(result, View):
         if fmt == "svg":
             return [_figure_output(result.fig, fmt, dpi, compact)]
@@ -248,7 +261,9 @@ def explorer(
         ``float64``, a bug on/off); in frozen mode they multiply the frames like sliders.
     initial: starting value per control (default: each control's first value).
     labels: text shown before a control (default: its name).
-    fmt, dpi: how figures are encoded (``"png"`` at ``dpi``, or ``"svg"``).
+    fmt, dpi: how figures are encoded (``"png"`` at ``dpi``, or ``"svg"``); in frozen mode a
+        figure is ``attnlib.pictures`` tiles (WebP, two device pixels per CSS pixel, ``dpi``
+        CSS px per inch) with alt texts, unless ``fmt="svg"``.
     mode: ``"live"`` or ``"frozen"``; default ``$ATTNLIB_WIDGETS`` (see :func:`current_mode`).
     """
     sliders = dict(sliders or {})
@@ -282,7 +297,8 @@ def explorer(
     ]
 
     def outputs_at(values: Mapping[str, Any], compact: bool = True) -> list[dict]:
-        return render_outputs(func(**values), fmt=fmt, dpi=dpi, compact=compact)
+        return render_outputs(func(**values), fmt=fmt, dpi=dpi, compact=compact,
+                              book=mode == "frozen")
 
     box_layout = W.Layout(width="100%")
     if mode == "frozen":

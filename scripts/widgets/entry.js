@@ -16,22 +16,21 @@ import { LinkModel } from "@jupyter-widgets/controls/lib/widget_link";
 import { SliderStyleModel } from "@jupyter-widgets/controls/lib/widget_int";
 import {
   SelectionSliderModel,
-  SelectionSliderView,
   ToggleButtonsModel,
   ToggleButtonsStyleModel,
-  ToggleButtonsView,
 } from "@jupyter-widgets/controls/lib/widget_selection";
 import { StackModel, StackView } from "@jupyter-widgets/controls/lib/widget_selectioncontainer";
 import { MessageLoop } from "@lumino/messaging";
 import { Widget } from "@lumino/widgets";
 import { OutputModel, OutputView } from "./output.js";
+import { BookSelectionSliderView, BookToggleButtonsView, wireExplorer } from "./access.js";
 
 const MODULES = {
   "@jupyter-widgets/base": base,
   "@jupyter-widgets/controls": {
     HBoxModel, HBoxView, VBoxModel, VBoxView, LinkModel, SliderStyleModel,
-    SelectionSliderModel, SelectionSliderView,
-    ToggleButtonsModel, ToggleButtonsStyleModel, ToggleButtonsView,
+    SelectionSliderModel, SelectionSliderView: BookSelectionSliderView,
+    ToggleButtonsModel, ToggleButtonsStyleModel, ToggleButtonsView: BookToggleButtonsView,
     StackModel, StackView,
   },
   "@jupyter-widgets/output": { OutputModel, OutputView },
@@ -89,6 +88,7 @@ class BookWidgetManager extends ManagerBase {
     tag.parentElement.insertBefore(area, tag);
     const view = await this.create_view(model);
     Widget.attach(view.luminoWidget, area);
+    wireExplorer(model, view);
     this.views.add(view);
     view.once("remove", () => this.views.delete(view));
   }

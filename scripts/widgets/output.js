@@ -3,12 +3,15 @@
 // mime type in data-mime-type), instead of @jupyterlab/outputarea and rendermime, which
 // would bring a sanitizer, a markdown parser and a typesetter the book's frames never use.
 // An output with none of the mime types below shows its text/plain, as a console would.
+// Pictures (attnlib.pictures) carry their alt text, CSS size and smallest text size in the
+// output metadata; consecutive pictures (the tiles of one figure) share one
+// div.attn-figure, which lays them side by side or stacks them (book.css).
 import {
   OutputModel as BaseOutputModel,
   OutputView as BaseOutputView,
 } from "@jupyter-widgets/output";
 
-const IMAGES = ["image/png", "image/jpeg", "image/gif", "image/svg+xml"];
+const IMAGES = ["image/webp", "image/png", "image/jpeg", "image/gif", "image/svg+xml"];
 const ANSI = /\u001b\[[0-9;]*[A-Za-z]/g;
 
 export class OutputModel extends BaseOutputModel {
@@ -40,9 +43,14 @@ function imageNode(data, mime, meta) {
     mime === "image/svg+xml"
       ? "data:image/svg+xml;charset=utf-8," + encodeURIComponent(data)
       : `data:${mime};base64,${data}`;
-  if (meta && meta.width) img.width = meta.width;
-  if (meta && meta.height) img.height = meta.height;
-  img.alt = "";
+  meta = meta || {};
+  if (meta.width) img.width = meta.width;
+  if (meta.height) img.height = meta.height;
+  img.alt = meta.alt || "";
+  img.decoding = "async";
+  if (meta.text_px) {
+    img.classList.add("attn-tile", `attn-text-px-${Math.floor(meta.text_px)}`);
+  }
   node.append(img);
   return node;
 }
@@ -94,9 +102,21 @@ export class OutputView extends BaseOutputView {
 
   draw() {
     const children = [];
+    let figure = null;  // the div.attn-figure that collects consecutive pictures
     for (const out of mergeStreams(this.model.get("outputs") || [])) {
       const node = render(out);
       if (!node) continue;
+      if (node.classList.contains("jp-RenderedImage")) {
+        if (!figure) {
+          figure = el("div", "attn-figure");
+          const child = el("div", "lm-Widget lm-Panel jp-OutputArea-child");
+          child.append(el("div", "lm-Widget jp-OutputPrompt jp-OutputArea-prompt"), figure);
+          children.push(child);
+        }
+        figure.append(node);
+        continue;
+      }
+      figure = null;
       const child = el("div", "lm-Widget lm-Panel jp-OutputArea-child");
       child.append(el("div", "lm-Widget jp-OutputPrompt jp-OutputArea-prompt"), node);
       children.push(child);

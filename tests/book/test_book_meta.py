@@ -3,7 +3,8 @@
 - ``_config.yml``: Korean, strict execution, the repository URL (written once), launch
   buttons, math typeset at build time (KaTeX) and the widget manager served from the
   book's own folder.
-- ``_templates/``: the theme's asset macros, less fontawesome.js, still match the theme.
+- ``_templates/``: the theme's asset macros, less fontawesome.js, still match the theme, and
+  so do the copies of theme templates that only translate or drop an English label.
 - ``_toc.yml``: every file it names exists and every chapter notebook is in it.
 - Each notebook: the first cell installs attnlib from the URL in ``_config.yml``
   (``make notebooks`` writes it), hidden with ``remove-cell``; outputs are stored,
@@ -108,6 +109,52 @@ def test_asset_macros_are_the_themes_without_fontawesome_js():
     assert "fontawesome.js" in theirs
     assert "scripts/fontawesome.js" not in ours
     assert macros(ours) == macros(theirs)
+
+
+# The book's copies of theme templates (_templates/) change only what they say: an English
+# label made translatable (_locale/), an aria-label dropped so that a button is named by its
+# visible text, icons hidden from screen readers.  After a theme update the rest must still be
+# the theme's.
+_THEME_COPIES = {
+    "search-button-field.html": ("pydata_sphinx_theme", "pydata_sphinx_theme/components"),
+    "toggle-primary-sidebar.html": ("sphinx_book_theme", "sphinx_book_theme/components"),
+    "toggle-secondary-sidebar.html": ("sphinx_book_theme", "sphinx_book_theme/components"),
+    "sbt-sidebar-nav.html": ("sphinx_book_theme", "sphinx_book_theme/components"),
+}
+
+
+def _template_shape(text: str) -> str:
+    text = re.sub(r"\{#.*?#\}|<!--.*?-->", "", text, flags=re.S)
+    text = re.sub(r'\s(aria-label|title|aria-hidden)="[^"]*"', "", text)
+    return " ".join(text.split())
+
+
+@pytest.mark.parametrize("name", sorted(_THEME_COPIES))
+def test_template_copies_are_the_themes_but_for_their_words(name):
+    import importlib
+
+    package, folder = _THEME_COPIES[name]
+    theme = Path(importlib.import_module(package).__file__).parent / "theme" / folder
+    theirs = (theme / name).read_text(encoding="utf-8")
+    ours = (ROOT / "_templates" / name).read_text(encoding="utf-8")
+    assert _template_shape(ours) == _template_shape(theirs)
+
+
+def test_layout_copy_of_the_print_toc_is_the_book_themes():
+    """_templates/layout.html repeats sphinx-book-theme's docs_body (its print-only table of
+    contents, then pydata's article) to translate its aria-label "Page"."""
+    import sphinx_book_theme
+
+    theme = Path(sphinx_book_theme.__file__).parent / "theme" / "sphinx_book_theme"
+    theirs = (theme / "layout.html").read_text(encoding="utf-8")
+    ours = (ROOT / "_templates" / "layout.html").read_text(encoding="utf-8")
+
+    def toc(text):
+        block = text[text.index('<div id="jb-print-docs-body"'):]
+        return _template_shape(block[:block.index("</nav>")])
+
+    assert 'aria-label="Page"' in theirs  # still English there: the copy is still needed
+    assert toc(ours) == toc(theirs)
 
 
 def test_repository_url_written_once_with_launch_buttons():

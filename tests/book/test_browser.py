@@ -5,6 +5,12 @@ and every slider/toggle the widget manager renders on it.  Run after ``make book
 
     pytest tests -m browser
 
+Every page is also checked for readers other than a mouse on a desktop: axe-core (from npm,
+``node_modules/axe-core``, injected by the test, not shipped in the book) finds no serious or
+critical violation in light and dark mode; every picture has an alt text that says what it
+shows; no interface string is left in English and there is one search box; at 390×844 no
+explorer, output or formula is cut and no figure text is under 9 CSS px.
+
 Screenshots land in ``_build/screenshots/`` (one per page, after its checks).  On CI
 (``CI=true``) a missing browser or a missing build is a failure, not a skip.  The time to
 the first working slider of each page and the bytes each page fetched are printed at the
@@ -49,6 +55,9 @@ FIRST_SLIDER_TRIES = 3  # cold visits at most for a page over the limit; the fas
 
 
 SIZES = load_script("page_sizes")  # `make book`'s table: budgets and each page's files
+AXE = ROOT / "node_modules" / "axe-core" / "axe.min.js"  # pinned in package-lock.json
+PHONE = {"width": 390, "height": 844}
+MIN_FIGURE_TEXT_PX = 9  # attnlib.pictures.MIN_TEXT_PX
 
 
 def _missing(reason: str):
@@ -260,14 +269,17 @@ def _wait_widgets(page, views: int):
 
 @pytest.mark.parametrize("rel", PAGES)
 def test_page(visit, rel, report):
-    """No console error, no request outside the book, math typeset, bytes within budget."""
+    """No console error, no request outside the book, math typeset, bytes within budget; for
+    every reader: axe-core (light and dark), alt texts, Korean interface, one search box, and
+    on a phone nothing cut and no figure text too small."""
     v = visit(rel)
     page = v.page
     _check_math(page, rel)
     views = _widget_views(page)
     if views:
         _wait_widgets(page, views)
-        errors = page.locator(".jupyter-widgets.widget-error, .widget-error").count()
+        errors = page.locator(".jupyter-widgets.widget-error, .widget-error, "
+                              ".jupyter-widgets-error-widget").count()
         assert errors == 0, f"{rel}: a widget failed to render"
         tracebacks = page.locator(".widget-subarea .jp-RenderedText[data-mime-type*=stderr]")
         assert tracebacks.count() == 0, f"{rel}: an output widget shows an error"
@@ -275,15 +287,187 @@ def test_page(visit, rel, report):
     assert not wide, f"{rel}: code lines wider than the code column (scroll bar): {wide[:3]}"
     SHOTS.mkdir(parents=True, exist_ok=True)
     page.screenshot(path=str(SHOTS / (rel.replace("/", "__")[:-5] + ".png")), full_page=True)
+    _check_readers(page, rel)
     _assert_clean(v, rel)
     _check_bytes(v, rel, report)
-
 
 # Code cells whose longest line overflows the code column at the page's 1280 px width (the
 # chapters keep to 80 columns, `make lint`; book.css sets the code font so 80 fit).
 _WIDE_CODE = """() => [...document.querySelectorAll('div.cell_input pre')]
   .filter(pre => pre.scrollWidth > pre.clientWidth + 1)
   .map(pre => pre.textContent.split('\\n').reduce((a, b) => (b.length > a.length ? b : a), ''))"""
+
+
+# ----------------------------------------------------------------- every reader ----
+
+
+# What changes between light and dark mode is colour: in dark mode only the colour rules run.
+# Highlighted code takes its colours from one Pygments stylesheet on every page, and checking
+# its thousands of tokens is half of axe's time on a chapter: in dark mode they are checked on
+# one chapter with much code, chapter 9 (in light mode on every page).
+_COLOUR_RULES = ["color-contrast", "link-in-text-block", "non-text-contrast"]
+_DARK_CODE_PAGE = "chapters/part2/09_masks.html"
+
+
+def _axe(page, rel: str, mode: str, rules=None, skip_code=False) -> list[str]:
+    """Serious and critical axe-core violations on the page, one line per rule."""
+    if not page.evaluate("() => typeof window.axe !== 'undefined'"):
+        page.add_script_tag(content=AXE.read_text(encoding="utf-8"))
+    found = page.evaluate("""async ([rules, skipCode]) => {
+      const options = {resultTypes: ['violations']};
+      if (rules) options.runOnly = {type: 'rule', values: rules.filter(
+        id => axe.getRules().some(r => r.ruleId === id))};
+      const context = skipCode ? {exclude: [['div.highlight']]} : document;
+      const r = await axe.run(context, options);
+      return r.violations.filter(v => ['serious', 'critical'].includes(v.impact))
+        .map(v => `${v.id} (${v.impact}, ${v.nodes.length}): `
+             + v.nodes.slice(0, 3).map(n => n.target.join(' ')).join(' | '));
+    }""", [rules, skip_code])
+    return [f"{rel} [{mode}] {line}" for line in found]
+
+
+def _set_theme(page, mode: str):
+    """pydata-sphinx-theme's light/dark switch, as its button sets it."""
+    page.evaluate("""(mode) => {
+      document.documentElement.dataset.theme = mode;
+      document.documentElement.dataset.mode = mode;
+    }""", mode)
+    page.wait_for_timeout(500)  # the theme's colour transitions (0.15 s) have ended
+
+
+# Every picture in the content says what it shows: an alt text of words, not a file path,
+# not empty (decorative pictures would need role=presentation; the book has none).
+_ALTS = """() => Array.from(document.querySelectorAll('article img')).map(img => [
+  img.getAttribute('src').slice(0, 60), img.getAttribute('alt')])"""
+
+
+def _bad_alt(alt) -> str | None:
+    if alt is None or not alt.strip():
+        return "no alt text"
+    text = alt.strip()
+    if re.search(r"(^|/)[\w.-]+\.(png|webp|svg|jpe?g|gif)$", text) or text.startswith(
+            ("../", "_images")):
+        return f"a file name: {text[:60]}"
+    if len(text) < 20 or not re.search(r"[가-힣]", text):
+        return f"not a description: {text[:60]}"
+    return None
+
+
+# Interface strings (labels, titles, placeholders, alt texts and the text of buttons and folds)
+# in English: Latin words and no Hangul.  Names that stay as they are: Colab, GitHub, the keys
+# Ctrl and K, file extensions, the author's handle; and the explorers' own labels, which are
+# the chapters' variable names (p_drop).
+_ENGLISH = r"""() => {
+  const latin = /[A-Za-z]{3,}/, hangul = /[\uac00-\ud7a3]/;
+  const names = /^(Colab|GitHub|Ctrl|K|\.ipynb|\.pdf|attention-math|Ctrl\s*\+\s*K)$/;
+  const out = [];
+  const check = (s, where) => {
+    s = (s || '').replace(/\s+/g, ' ').trim();
+    if (s && latin.test(s) && !hangul.test(s) && !names.test(s)) out.push(`${where}: ${s}`);
+  };
+  for (const el of document.querySelectorAll('[aria-label], [title], [placeholder], img[alt], '
+                                             + '[data-tooltip], [data-bs-title]')) {
+    if (el.closest('.widget-label, .katex, span.math, pre, code')) continue;
+    for (const a of ['aria-label', 'title', 'placeholder', 'alt', 'data-tooltip', 'data-bs-title'])
+      if (el.hasAttribute(a)) check(el.getAttribute(a), `${el.tagName.toLowerCase()}[${a}]`);
+  }
+  for (const el of document.querySelectorAll('button, summary, .skip-link, #pst-back-to-top, '
+                                             + '.btn, [role=button]')) {
+    if (el.closest('.widget-subarea, pre, code')) continue;
+    for (const t of el.innerText.split('\n')) check(t, `${el.tagName.toLowerCase()} text`);
+  }
+  return out;
+}"""
+
+# Search controls a reader can see (the search dialog itself opens from them; the search
+# page's own form is its content).
+_SEARCH_BOXES = """() => Array.from(document.querySelectorAll(
+    '.search-button-field, .search-button, form.bd-search input'))
+  .filter(e => !e.closest('dialog, article, .bd-search-container') && e.getClientRects().length
+          && getComputedStyle(e).visibility !== 'hidden').length"""
+
+# At a phone's width: explorers, outputs, formulas and tables that are wider than their box
+# (cut, or scrolling without a way to scroll them from the keyboard) or that reach past the
+# content column; the page itself scrolling sideways.
+_CUT = r"""() => {
+  const article = document.querySelector('article.bd-article')
+    || document.querySelector('.bd-article-container') || document.body;
+  const col = article.getBoundingClientRect();
+  const scroller = el => el.tabIndex >= 0
+    && ['auto', 'scroll'].includes(getComputedStyle(el).overflowX);
+  const name = el => el.tagName.toLowerCase() + '.' + (el.className || '').toString().split(' ')
+    .slice(0, 2).join('.') + ' "' + (el.textContent || '').trim().slice(0, 40) + '"';
+  const bad = [];
+  const sel = '.book-explorer, .widget-subarea, div.cell_output, div.cell_output > *, '
+    + '.jp-OutputArea-output, div.math, .katex-display, span.math, table';
+  for (const el of article.querySelectorAll(sel)) {
+    if (!el.getClientRects().length || el.closest('details:not([open])')) continue;
+    const style = getComputedStyle(el);
+    const over = el.scrollWidth - el.clientWidth;
+    const r = el.getBoundingClientRect();
+    if (over > 1 && style.display !== 'inline') {
+      if (['auto', 'scroll'].includes(style.overflowX)) {
+        if (el.tabIndex < 0) bad.push(`${name(el)}: scrolls, but not from the keyboard`);
+      } else if (style.overflowX !== 'visible') {
+        bad.push(`${name(el)}: cut, ${el.scrollWidth} px of content in ${el.clientWidth} px`);
+      } else if (r.left + el.scrollWidth > col.right + 1) {
+        bad.push(`${name(el)}: spills past the column by `
+                 + `${Math.round(r.left + el.scrollWidth - col.right)} px`);
+      }
+    }
+    let clipped = false;
+    for (let a = el.parentElement; a && a !== article; a = a.parentElement)
+      if (scroller(a)) { clipped = true; break; }
+    if (!clipped && (r.right > col.right + 1 || r.left < col.left - 1))
+      bad.push(`${name(el)}: reaches past the column (${Math.round(r.left)}–${Math.round(r.right)}`
+               + ` of ${Math.round(col.left)}–${Math.round(col.right)})`);
+  }
+  if (document.documentElement.scrollWidth > innerWidth + 1)
+    bad.push(`the page scrolls sideways: ${document.documentElement.scrollWidth} px`);
+  return bad;
+}"""
+
+# The smallest text of each visible picture as shown: its smallest text at its own CSS size
+# (class attn-text-px-N, written by attnlib.pictures) times the scale it is shown at.
+_FIGURE_TEXT = r"""() => Array.from(document.querySelectorAll('article img'))
+  .filter(img => img.getClientRects().length && img.naturalWidth)
+  .map(img => {
+    const m = /attn-text-px-(\d+)/.exec(img.className);
+    const css = Number(img.getAttribute('width')) || parseFloat(img.style.width) || null;
+    return [img.alt.slice(0, 50), m ? Number(m[1]) : null, css, img.getBoundingClientRect().width];
+  })"""
+
+
+def _check_readers(page, rel: str):
+    """axe-core light and dark; alt texts; Korean interface; one search box; then at a phone's
+    width nothing cut and no figure text under MIN_FIGURE_TEXT_PX."""
+    if not AXE.is_file():
+        _missing(f"no {AXE.relative_to(ROOT)}: run `make vendor` (npm ci)")
+    problems = _axe(page, rel, "light")
+    _set_theme(page, "dark")
+    problems += _axe(page, rel, "dark", _COLOUR_RULES, skip_code=rel != _DARK_CODE_PAGE)
+    _set_theme(page, "light")
+    assert not problems, "axe-core:\n" + "\n".join(problems)
+    bad_alts = [(src, why) for src, alt in page.evaluate(_ALTS) if (why := _bad_alt(alt))]
+    assert not bad_alts, f"{rel}: pictures without a descriptive alt text: {bad_alts[:5]}"
+    english = page.evaluate(_ENGLISH)
+    assert not english, f"{rel}: interface strings in English: {sorted(set(english))[:10]}"
+    boxes = page.evaluate(_SEARCH_BOXES)
+    assert boxes == 1, f"{rel}: {boxes} search boxes on a desktop"
+    page.set_viewport_size(PHONE)
+    page.wait_for_timeout(400)  # the widgets and book.js follow the resize
+    cut = page.evaluate(_CUT)
+    assert not cut, f"{rel} at {PHONE['width']} px: cut: {cut[:6]}"
+    boxes = page.evaluate(_SEARCH_BOXES)
+    assert boxes == 1, f"{rel}: {boxes} search boxes on a phone"
+    small = []
+    for alt, text_px, css, shown in page.evaluate(_FIGURE_TEXT):
+        if text_px is None or not css:
+            small.append(f"{alt!r}: no known text size")
+        elif text_px * min(1.0, shown / css) < MIN_FIGURE_TEXT_PX:
+            small.append(f"{alt!r}: text {text_px} px at {css} px, shown {shown:.0f} px wide")
+    assert not small, f"{rel} at {PHONE['width']} px: figure text under " \
+                      f"{MIN_FIGURE_TEXT_PX} px: {small[:5]}"
 
 
 def _check_bytes(v: Visit, rel: str, report):
@@ -356,6 +540,52 @@ def _option_labels(page) -> dict[str, tuple[str, str, list[str]]]:
     return labels
 
 
+# The slider handle's accessible name (from aria-labelledby) and aria-valuetext.
+_HANDLE_ARIA = """(h) => {
+  const ids = (h.getAttribute('aria-labelledby') || '').split(' ').filter(Boolean);
+  const name = ids.map(id => document.getElementById(id)?.textContent.trim() || '').join(' ')
+    || h.getAttribute('aria-label') || '';
+  return [name, h.getAttribute('aria-valuetext')];
+}"""
+
+
+def _check_number_box(page, rel, slider, el, labels, index, shown):
+    """The readout box never shows a value the figure does not: typing something that is not
+    one of the slider's values is refused (the box shows the value again, a message says why);
+    typing a listed value moves the slider and the figure there, and the explorer says so."""
+    readout = slider.locator(".widget-readout")
+    handle = slider.locator(".noUi-handle")
+    for typed in ("xyz", "-100000"):
+        readout.click()
+        page.keyboard.press("Control+A")
+        page.keyboard.type(typed)
+        page.keyboard.press("Enter")
+        page.wait_for_timeout(150)
+        assert readout.inner_text().strip() == labels[index], (
+            f"{rel}: the number box shows {readout.inner_text()!r} after typing {typed!r}; "
+            f"the figure shows {labels[index]!r}")
+        assert page.evaluate(_FINGERPRINT, el) == shown, f"{rel}: {typed!r} changed the figure"
+        assert readout.get_attribute("aria-invalid") == "true", f"{rel}: {typed!r} not refused"
+        message = page.locator(".book-readout-message:visible").first
+        assert typed in message.inner_text(), f"{rel}: no visible refusal of {typed!r}"
+    # a value other than the first (the drags that follow start by going to the first)
+    target = len(labels) - 1 if index != len(labels) - 1 else len(labels) - 2
+    readout.click()
+    page.keyboard.press("Control+A")
+    page.keyboard.type(labels[target])
+    page.keyboard.press("Enter")
+    moved = _poll_change(page, el, shown, f"{rel}: typing {labels[target]!r}")
+    assert readout.inner_text().strip() == labels[target]
+    assert handle.get_attribute("aria-valuetext") == labels[target]
+    assert readout.get_attribute("aria-invalid") is None
+    live = slider.locator("xpath=ancestor::*[contains(@class, 'book-explorer')][1]"
+                          "/*[contains(@class, 'book-live')]")
+    page.wait_for_function("(el) => el.textContent.length > 0", arg=live.element_handle(),
+                           timeout=5_000)
+    assert labels[target] in live.inner_text(), f"{rel}: the change is not announced"
+    return moved
+
+
 def _slider_pages() -> list[str]:
     out = []
     for rel in PAGES:
@@ -408,6 +638,13 @@ def test_sliders(visit, rel):
             f"{rel} slider {i}: readout {readout.inner_text()!r} after {key}, "
             f"expected {labels[start + step]!r}"
         )
+        # A screen reader hears the slider's name and the value the readout shows.
+        name, valuetext = page.evaluate(_HANDLE_ARIA, el)
+        assert name == desc, f"{rel} slider {i}: accessible name {name!r}, label {desc!r}"
+        assert valuetext == labels[start + step], (
+            f"{rel} slider {i}: aria-valuetext {valuetext!r}, readout {labels[start + step]!r}")
+        if i == 0 and len(labels) > 2:
+            after = _check_number_box(page, rel, slider, el, labels, start + step, after)
         # Drag: the handle to the far left end, then to the far right end.
         base = slider.locator(".noUi-base").bounding_box()
         for frac, want in ((0.0, labels[0]), (1.0, labels[-1])):
@@ -436,6 +673,11 @@ def test_sliders(visit, rel):
             before = page.evaluate(_FINGERPRINT, el)
             button.click()
             _poll_change(page, el, before, f"{rel} toggle {g} button {b}")
+            pressed = [x.get_attribute("aria-pressed") for x in buttons.all()]
+            assert pressed == ["true" if x == b else "false" for x in range(len(pressed))], (
+                f"{rel} toggle {g}: aria-pressed {pressed} after pressing button {b}")
+        assert groups.nth(g).locator("[role=group][aria-labelledby]").count() == 1, (
+            f"{rel} toggle {g}: the buttons are not a named group")
     SHOTS.mkdir(parents=True, exist_ok=True)
     page.screenshot(path=str(SHOTS / (rel.replace("/", "__")[:-5] + "__moved.png")))
     _assert_clean(v, rel)
@@ -565,4 +807,68 @@ def test_exercise_solution_opens_on_click(visit):
     assert printed.startswith("✔ check.softmax_vjp: 통과"), printed
     SHOTS.mkdir(parents=True, exist_ok=True)
     page.screenshot(path=str(SHOTS / "exercise__08_row_rule.png"))
+    _assert_clean(v, rel)
+
+
+# ----------------------------------------------------------------- readers' extras ----
+
+
+@pytest.mark.parametrize("rel", _slider_pages())
+def test_every_frame_has_alt_text(rel):
+    """Every picture of every explorer frame (widget state, shown or not yet) carries an alt
+    text that says what it shows, its CSS size and its smallest text (attnlib.pictures)."""
+    text = (HTML / rel).read_text(encoding="utf-8")
+    states = re.findall(r'<script type="application/vnd\.jupyter\.widget-state\+json">(.*?)'
+                        r"</script>", text, flags=re.S)
+    assert states, f"{rel}: no widget state"
+    pictures, bad = 0, []
+    for state in states:
+        for mid, model in json.loads(state)["state"].items():
+            for out in model.get("state", {}).get("outputs", []) or []:
+                for mime in out.get("data", {}):
+                    if not mime.startswith("image/"):
+                        continue
+                    pictures += 1
+                    meta = out.get("metadata", {}).get(mime, {})
+                    if why := _bad_alt(meta.get("alt")):
+                        bad.append(f"{mid}: {why}")
+                    if not meta.get("width") or not meta.get("text_px"):
+                        bad.append(f"{mid}: no CSS width or text size in {sorted(meta)}")
+    assert pictures, f"{rel}: no pictures in the frames"
+    assert not bad, f"{rel}: {len(bad)} of {pictures} frame pictures: {bad[:3]}"
+
+
+def test_print_opens_code_and_keeps_explorers_whole(visit):
+    """Printed, a chapter shows its hidden code, an explorer's controls stay on the page of its
+    figure, and a formula fits the column (the PDF lands in _build/screenshots/)."""
+    rel = next((r for r in _slider_pages() if r.endswith("09_masks.html")), None)
+    if rel is None:
+        _missing("no chapter 9 page")
+    v = visit(rel)
+    page = v.page
+    _wait_widgets(page, _widget_views(page))
+    hidden = page.locator("details.hide div.cell_input pre")
+    assert hidden.count() > 0, "chapter 9 has no hidden code"
+    assert not hidden.first.is_visible()
+    page.emulate_media(media="print")
+    page.evaluate("() => window.dispatchEvent(new Event('beforeprint'))")
+    assert all(hidden.nth(i).is_visible() for i in range(hidden.count())), \
+        "hidden code is not printed"
+    whole = page.evaluate("""() => Array.from(document.querySelectorAll('.book-explorer'))
+      .map(e => getComputedStyle(e).breakInside)""")
+    assert whole and all(w == "avoid" for w in whole), f"explorers may split: {whole}"
+    SHOTS.mkdir(parents=True, exist_ok=True)
+    page.pdf(path=str(SHOTS / "print__09_masks.pdf"), format="A4", print_background=True)
+    _assert_clean(v, rel)
+    # chapter 18 has a formula wider than the column (it scrolls on screen)
+    rel = next(r for r in PAGES if r.endswith("18_blockwise_backward.html"))
+    v = visit(rel)
+    page = v.page
+    scrolls = """() => Array.from(document.querySelectorAll('div.math > .katex-display'))
+      .filter(e => e.scrollWidth > e.clientWidth + 1).map(e => e.textContent.slice(0, 40))"""
+    assert page.evaluate(scrolls), "chapter 18 has no formula wider than the column any more"
+    page.set_viewport_size({"width": 794, "height": 1123})  # A4 at 96 px per inch
+    page.emulate_media(media="print")
+    page.wait_for_timeout(400)  # book.js follows the layout change (a ResizeObserver)
+    assert not page.evaluate(scrolls), "a printed formula is wider than the column"
     _assert_clean(v, rel)

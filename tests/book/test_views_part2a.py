@@ -2,6 +2,9 @@
 other frames draws exactly like one reached directly (nothing stale in the cached static part),
 and the text under each frame reports what ``attnlib.numpy`` computes."""
 
+import base64
+import io
+
 import numpy as np
 import pytest
 from matplotlib.backends.backend_agg import FigureCanvasAgg
@@ -165,7 +168,9 @@ def test_dropout_text(p_drop, seed):
 
 def test_head_blocks_figure_outlines_each_head_and_stores_as_png():
     from matplotlib.patches import Rectangle
+    from PIL import Image
 
+    from attnlib.pictures import figure_outputs
     from attnlib.plots import static
 
     fig = F.head_blocks_figure(np.arange(32.0).reshape(4, 8), H=2)
@@ -173,4 +178,11 @@ def test_head_blocks_figure_outlines_each_head_and_stores_as_png():
     boxes = [p for p in ax.patches if isinstance(p, Rectangle)]
     assert [(b.get_x(), b.get_width()) for b in boxes] == [(-0.5, 4), (3.5, 4)]
     assert [t.get_text() for t in ax.texts] == ["헤드 0", "헤드 1"]
-    assert static(fig).data[:8] == b"\x89PNG\r\n\x1a\n"  # a cell output with the image itself
+    assert static(fig)._repr_png_()[:8] == b"\x89PNG\r\n\x1a\n"  # under any backend
+    # in a notebook: one picture, two device pixels per CSS pixel, with what it shows in words
+    (out,) = figure_outputs(fig, fmt="png", tiles=False)
+    meta = out["metadata"]["image/png"]
+    png = base64.b64decode(out["data"]["image/png"])
+    assert png[:8] == b"\x89PNG\r\n\x1a\n"
+    assert Image.open(io.BytesIO(png)).size == (2 * meta["width"], 2 * meta["height"])
+    assert "헤드 0" in meta["alt"] and "|∂L/∂W_Q|" in meta["alt"]

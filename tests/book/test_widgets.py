@@ -53,8 +53,12 @@ def test_frozen_one_slider_precomputes_every_value():
     for leaf, d_k in zip(leaves, values, strict=True):
         kinds = [o["output_type"] for o in leaf.outputs]
         assert kinds == ["display_data", "stream"]
-        png = base64.b64decode(leaf.outputs[0]["data"]["image/png"])
-        assert png[:8] == b"\x89PNG\r\n\x1a\n" and len(png) < 60_000
+        # the book's pictures: lossless WebP at two device pixels per CSS pixel, with an alt
+        # text and the CSS size in the output metadata (attnlib.pictures)
+        webp = base64.b64decode(leaf.outputs[0]["data"]["image/webp"])
+        assert webp[:4] == b"RIFF" and webp[8:12] == b"WEBP" and len(webp) < 60_000
+        meta = leaf.outputs[0]["metadata"]["image/webp"]
+        assert meta["width"] == 3 * 90 and meta["text_px"] >= 9 and len(meta["alt"]) > 10
         assert leaf.outputs[1]["text"] == f"d_k = {d_k}, float64\n"
     link = _links(slider)
     assert len(link) == 1 and link[0].source == (slider, "index")

@@ -50,7 +50,7 @@ def _prob_bars(ax, p, color):
     ax.set_xlabel("자리 j")
     ax.set_ylabel("$p_j$")
     ax.spines[["top", "right"]].set_visible(False)
-    labels = [ax.text(i + 1, v + 0.02, _bar_label(v), ha="center", va="bottom", fontsize=8)
+    labels = [ax.text(i + 1, v + 0.02, _bar_label(v), ha="center", va="bottom", fontsize=9)
               for i, v in enumerate(p)]
     return list(bars), labels
 
@@ -70,14 +70,14 @@ class CollapseBars(plots.View):
 
     def __init__(self, scores, *, d_k=64):
         self.scores, self.d_k = np.asarray(scores, dtype=float), d_k
-        fig, ax = plots.new_figure(6, 3)
+        fig, ax = plots.new_figure(4.8, 3)  # one panel: its text scales with it on a phone
         super().__init__(fig)
         m = len(self.scores)
         self.bars, self.labels = self.track(*_prob_bars(ax, np.full(m, 1 / m), _SCALED))
         self.log_m = float(A.entropy(np.full(m, 1 / m)))
         self.title = self.track(ax.set_title(" ", fontsize=10))
         self.box = self.track(ax.text(0.99, 0.97, "\n\n", transform=ax.transAxes, ha="right",
-                                      va="top", fontsize=9,
+                                      va="top", fontsize=10,
                                       bbox=dict(boxstyle="round", fc="white",
                                                 ec=plots.COLORS["muted"])))
 
@@ -85,7 +85,7 @@ class CollapseBars(plots.View):
         p, max_p, H, J = _stats(self.scores, alpha, self.d_k)
         color = _SCALED if alpha <= 2 else (_RAW if alpha >= 8 else plots.COLORS["accent"])
         _set_prob_bars(self.bars, self.labels, p, color)
-        self.title.set_text(f"배수 α = {alpha:g}  (α = 1: √d_k 로 나눔, α = 8: 나누지 않음)")
+        self.title.set_text(f"배수 α = {alpha:g}  (α = 1: √d_k 로 나눔, α = 8: 안 나눔)")
         self.box.set_text(f"최대 p = {max_p:.4f}\n엔트로피 = {H:.3f}  (균등 {self.log_m:.3f})\n"
                           f"최대 |J| = {J:.2e}")
 
@@ -97,7 +97,7 @@ def collapse_bars(scores, alpha, *, d_k=64):
 
 def two_distributions(scores, *, d_k=64):
     """The six scores divided by √d_k (left) and undivided (right), p on a log axis."""
-    fig, axes = plots.new_figure(8, 3, ncols=2, sharey=True)
+    fig, axes = plots.new_figure(7.6, 3, ncols=2, sharey=True)
     for ax, alpha, color, title in [(axes[0], 1, _SCALED, "√d_k 로 나눈 점수"),
                                     (axes[1], d_k**0.5, _RAW, "나누지 않은 점수")]:
         p, max_p, H, _ = _stats(scores, alpha, d_k)
@@ -125,13 +125,13 @@ class JacobianPanel(plots.View):
     def __init__(self, scores, *, d_k=64):
         self.scores, self.d_k = np.asarray(scores, dtype=float), d_k
         m = len(self.scores)
-        fig, (ax_p, ax_j) = plots.new_figure(8, 3.4, ncols=2, width_ratios=[1, 1.25])
+        fig, (ax_p, ax_j) = plots.new_figure(7.6, 3.4, ncols=2, width_ratios=[1, 1.25])
         super().__init__(fig)
         self.bars, self.labels = self.track(*_prob_bars(ax_p, np.full(m, 1 / m), _SCALED))
         self.title_p = self.track(ax_p.set_title(" ", fontsize=10))
         self.image = self.track(ax_j.imshow(np.zeros((m, m)), cmap="RdBu_r",
                                             vmin=-0.25, vmax=0.25))
-        self.cells = self.track(plots.CellLabels(ax_j, (m, m), fontsize=7))
+        self.cells = self.track(plots.CellLabels(ax_j, (m, m), fontsize=8))
         ax_j.set_xticks(range(m), [str(j + 1) for j in range(m)])
         ax_j.set_yticks(range(m), [str(i + 1) for i in range(m)])
         ax_j.set_xlabel("j")
@@ -148,7 +148,7 @@ class JacobianPanel(plots.View):
         self.title_p.set_text(f"α = {alpha:g}: 최대 p = {max_p:.4f}")
         self.image.set_data(J)
         self.cells.texts = [_jacobian_cell(v) for v in J.ravel()]
-        self.cells.colors = ["white" if abs(v) > 0.15 else "black" for v in J.ravel()]
+        self.cells.colors = plots.text_colors(self.image, J)
         self.title_j.set_text(f"최대 |J| = {J_max:.2e}")
 
 
@@ -169,7 +169,7 @@ class JacobianCurves(plots.View):
         self.scores, self.d_k = np.asarray(scores, dtype=float), d_k
         alphas = np.asarray(alphas, dtype=float)
         stats = A.multiplier_stats(self.scores, alphas, d_k=d_k)
-        fig, (ax_j, ax_h) = plots.new_figure(8, 3, ncols=2, sharex=True)
+        fig, (ax_j, ax_h) = plots.new_figure(7.6, 3, ncols=2, sharex=True)
         super().__init__(fig)
         ax_j.plot(alphas, stats.jacobian_max, color=_RAW)
         ax_j.axhline(0.25, color=plots.COLORS["muted"], ls=":", lw=1)
@@ -186,7 +186,7 @@ class JacobianCurves(plots.View):
                 ax.axvline(peak, color=plots.COLORS["accent"], ls="--", lw=1)
             for a, label in marks:
                 ax.axvline(a, color=plots.COLORS["muted"], ls="--", lw=1)
-                ax.text(a, ax.get_ylim()[1], label, rotation=90, ha="right", va="top", fontsize=8)
+                ax.text(a, ax.get_ylim()[1], label, rotation=90, ha="right", va="top", fontsize=9)
         ax_j.set_xlim(alphas.min() / 1.15, alphas.max() * 1.15)  # room for the dot at either end
         self.dot_j, = self.track(ax_j.plot([], [], "o", color="black"))
         self.dot_h, = self.track(ax_h.plot([], [], "o", color="black"))
@@ -211,7 +211,7 @@ def jacobian_curves(scores, alphas, *, d_k=64, marker=None, peak=None, marks=())
 
 def training_curves(runs):
     """Loss, p_target and ‖∂L/∂q‖ (log) against the step; ``runs`` maps a label to a History."""
-    fig, axes = plots.new_figure(10, 3, ncols=3, sharex=True)
+    fig, axes = plots.new_figure(7.6, 3, ncols=3, sharex=True)
     colors = [_SCALED, _RAW, plots.COLORS["accent"], plots.COLORS["muted"]]
     for (label, h), color in zip(runs.items(), colors, strict=False):
         steps = np.arange(len(h.loss))
@@ -266,9 +266,11 @@ class GammaFrame(plots.View):
         for ax in (ax_l, ax_p):
             ax.set_xlabel("걸음")
             ax.spines[["top", "right"]].set_visible(False)
-        self.title = fig.suptitle(" ", fontsize=10)
+        # a title per panel (no suptitle over both: on a phone the panels stack)
+        self.title = ax_l.set_title(" ", fontsize=9)
+        self.title_p = ax_p.set_title(" ", fontsize=9)
         self.track(self.ref_loss, self.ref_p, self.loss, self.max_p, self.p_target,
-                   self.legend, self.title, ax_l.yaxis)
+                   self.legend, self.title, self.title_p, ax_l.yaxis)
 
     def update(self, gamma, seed):
         h, ref = self.runs[gamma, seed], self.runs[self.ref, seed]
@@ -279,13 +281,16 @@ class GammaFrame(plots.View):
         self.max_p.set_ydata(h.max_p)
         self.p_target.set_ydata(h.p_target)
         self.legend.get_texts()[1].set_text(f"γ = {gamma:g}")
-        self.title.set_text(f"점수 ÷ d_k^γ = ÷ {self.d_k**gamma:.3g}, 시드 {seed}: 마지막 손실 "
-                            f"{float(h.loss[-1]):.4f}, 최대 p {float(h.max_p[-1]):.4f}")
+        self.title.set_text(f"점수 ÷ {self.d_k**gamma:.3g}, 시드 {seed}: "
+                            f"마지막 손실 {float(h.loss[-1]):.4f}")
+        self.title_p.set_text(f"마지막 최대 p {float(h.max_p[-1]):.4f}")
+        self.fig.alt = (f"점수를 d_k^γ = {self.d_k**gamma:.3g} 로 나눈 학습 "
+                        f"(γ = {gamma:g}, 시드 {seed})")
 
 
 def drift_curves(runs):
     """Var(S) on held-out tokens and ‖W‖/‖W₀‖ against the step; ``runs``: label → DriftHistory."""
-    fig, (ax_v, ax_w) = plots.new_figure(9, 3, ncols=2, sharex=True)
+    fig, (ax_v, ax_w) = plots.new_figure(7.6, 3, ncols=2, sharex=True)
     colors = [_SCALED, _RAW, plots.COLORS["accent"], plots.COLORS["muted"]]
     for (label, h), color in zip(runs.items(), colors, strict=False):
         ax_v.plot(h.step, h.score_var, color=color, label=label)

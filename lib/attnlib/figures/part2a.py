@@ -50,7 +50,7 @@ class Heatmap:
         self.mid = 0.5 if diverging else 0.0  # the norm of the palest colour
         self.image = ax.imshow(np.zeros(shape), cmap="RdBu_r" if diverging else "Blues",
                                vmin=-1 if diverging else 0, vmax=1)
-        self.cells = plots.CellLabels(ax, shape, fontsize=6.5) if annotate else None
+        self.cells = plots.CellLabels(ax, shape, fontsize=8) if annotate else None
         if mark == "outline":
             self.marks = ax.add_collection(PatchCollection(
                 [], facecolor="none", linestyle="--", lw=1.6, edgecolor=plots.COLORS["theory"]))
@@ -60,7 +60,7 @@ class Heatmap:
         ax.set_ylim(n - 0.5, -0.5)
         ax.set_xticks(range(m))
         ax.set_yticks(range(n))
-        ax.tick_params(labelsize=7, length=0)
+        ax.tick_params(labelsize=8, length=0)
         ax.set_xlabel("키 j", fontsize=8)
         ax.set_ylabel("질의 i", fontsize=8)
         ax.set_title(title, fontsize=9)
@@ -76,12 +76,9 @@ class Heatmap:
         else:
             self.image.set_clim(0, self.vmax or 1.0)
         self.image.set_data(X)
-        with np.errstate(invalid="ignore"):
-            shade = np.ma.filled(self.image.norm(X), np.nan)  # (n, m), 0..1 along the colour map
-        dark = np.isfinite(X) & (np.abs(shade - self.mid) > 0.35)
         if self.cells is not None:
             self.cells.texts = [_cell_text(v) for v in X.ravel()]
-            self.cells.colors = ["white" if d else "black" for d in dark.ravel()]
+            self.cells.colors = plots.text_colors(self.image, X)  # the more legible on the cell
         rows, cols = np.nonzero(np.zeros(X.shape, bool) if marked is None else marked)
         if isinstance(self.marks, PatchCollection):
             self.marks.set_paths([Rectangle((j - 0.5, i - 0.5), 1, 1)
@@ -92,6 +89,14 @@ class Heatmap:
                 xs += [j - 0.45, j + 0.45, np.nan, j - 0.45, j + 0.45, np.nan]
                 ys += [i - 0.45, i + 0.45, np.nan, i + 0.45, i - 0.45, np.nan]
             self.marks.set_data(xs, ys)
+
+
+def _cells_text(marked) -> str:
+    """The marked cells of a heat map in words, row by row: 「0행 1, 2, 3열; 2행 3열」."""
+    rows = {}
+    for i, j in zip(*np.nonzero(marked), strict=True):
+        rows.setdefault(int(i), []).append(str(int(j)))
+    return "; ".join(f"{i}행 {', '.join(js)}열" for i, js in rows.items()) or "없음"
 
 
 def _unit_axis(axis, units):
@@ -123,7 +128,7 @@ class JacobianCostView(plots.View):
         self.item = item = rows[0]["nm_bytes"] // (n * rows[0]["m"])
         ms = np.array([r["m"] for r in rows])
         grid = np.unique(np.append(ms, m_values))
-        fig, (ax1, ax2) = plots.new_figure(width=6.4, height=2.8, ncols=2)
+        fig, (ax1, ax2) = plots.new_figure(width=7.2, height=2.8, ncols=2)
         super().__init__(fig)
         theory, sample = plots.COLORS["theory"], plots.COLORS["sample"]
         ax1.loglog(grid, n * grid**2 * item, color=theory, label="야코비안 n·m² (셈)")
@@ -132,13 +137,13 @@ class JacobianCostView(plots.View):
                    label="야코비안 (측정)")
         ax1.loglog(ms, [r["mem_row"] for r in rows], "s", color=sample, ms=4,
                    label="행별 규칙 (측정)")
-        ax1.set_ylabel("최대 메모리 (바이트)", fontsize=8)
-        ax1.set_title(f"메모리 (n = {n})", fontsize=9)
+        ax1.set_ylabel("최대 메모리 (바이트)", fontsize=9)
+        ax1.set_title(f"메모리 (n = {n})", fontsize=10)
         ax2.loglog(ms, [r["t_jacobian"] for r in rows], "o-", color=theory, ms=4,
                    label="야코비안")
         ax2.loglog(ms, [r["t_row"] for r in rows], "s-", color=sample, ms=4, label="행별 규칙")
-        ax2.set_ylabel("초 (가장 빠른 회)", fontsize=8)
-        ax2.set_title("시간 (측정)", fontsize=9)
+        ax2.set_ylabel("초 (가장 빠른 회)", fontsize=9)
+        ax2.set_title("시간 (측정)", fontsize=10)
         ax1.yaxis.set_major_locator(FixedLocator([1e4, 1e5, 1e6, 1e7, 1e8, 1e9]))
         _unit_axis(ax1.yaxis, _BYTES)
         ax2.yaxis.set_major_locator(FixedLocator([1e-6, 1e-5, 1e-4, 1e-3, 1e-2, 1e-1, 1]))
@@ -149,9 +154,9 @@ class JacobianCostView(plots.View):
             ax.set_xlim(xlim)
             ax.xaxis.set_major_locator(FixedLocator([16, 64, 256, 1024]))
             _unit_axis(ax.xaxis, [])
-            ax.set_xlabel("키의 수 m", fontsize=8)
-            ax.tick_params(labelsize=7)
-            ax.legend(fontsize=6, frameon=False, loc="upper left")
+            ax.set_xlabel("키의 수 m", fontsize=9)
+            ax.tick_params(labelsize=8)
+            ax.legend(fontsize=8, frameon=False, loc="upper left")
             self.markers.append(ax.axvline(xlim[0], color=plots.COLORS["muted"], lw=1, ls=":"))
         self.track(self.markers)
         self.text = ""
@@ -183,7 +188,7 @@ class MaskFillView(plots.View):
 
     def __init__(self, S0, G, V, hidden):
         self.S0, self.G, self.V, self.hidden = S0, G, V, np.asarray(hidden, bool)
-        fig, (ax1, ax2, ax3) = _heatmap_figure(8.1, 2.7, ncols=3, wspace=0.3)
+        fig, (ax1, ax2, ax3) = _heatmap_figure(7.6, 2.7, ncols=3, wspace=0.3)
         super().__init__(fig)
         self.P = Heatmap(ax1, S0.shape, "P = softmax(S)", diverging=False)
         self.D = Heatmap(ax2, S0.shape, "Δ = P⊙(U − r)")
@@ -210,6 +215,8 @@ class MaskFillView(plots.View):
         leak_p, leak_d = float(P[hidden].max()), float(np.abs(D[hidden]).max())
         leak_r = float(np.abs(reach[hidden]).max())
         label = "-inf" if np.isneginf(fill) else f"{fill:g}"
+        self.fig.alt = [f"{self.HOW[how]}, fill = {label}, {dt.name}. 점선으로 두른 칸은 가린 "
+                        f"자리: {_cells_text(hidden)}"] * 3  # one per panel
         self.text = (f"{self.HOW[how]}, fill = {label}, {dt.name}: 가린 자리(점선) "
                      f"max P = {leak_p:.2e}, max |Δ| = {leak_d:.2e}\n"
                      f"그 자리에서 QKᵀ 로 가는 기울기 max = {leak_r:.2e}")
@@ -227,7 +234,7 @@ class DropoutView(plots.View):
     def __init__(self, G, Q, K, V):
         self.G, self.Q, self.K, self.V = G, Q, K, V
         shape = (Q.shape[-2], K.shape[-2])  # (n, m)
-        fig, axes = _heatmap_figure(7.0, 2.0, ncols=3, wspace=0.25)
+        fig, axes = _heatmap_figure(7.6, 2.3, ncols=3, wspace=0.25)
         super().__init__(fig)
         self.M = Heatmap(axes[0], shape, "M (× = 떨어뜨림)", diverging=False, mark="cross",
                          annotate=False)
@@ -247,6 +254,8 @@ class DropoutView(plots.View):
         self.D.set(parts.delta, dropped)
         r = " ".join(f"{v:+.3f}" for v in parts.r)
         d_drop = np.abs(parts.delta[dropped]).max() if dropped.any() else 0.0
+        self.fig.alt = [f"p_drop = {p_drop:g}, 시드 {seed}. ×로 지운 칸은 떨어뜨린 자리: "
+                        f"{_cells_text(dropped)}"] * 3  # one per panel
         self.text = (f"p_drop = {p_drop:g}, seed = {seed}: 떨어뜨린 자리 {int(dropped.sum())}개, "
                      f"그 자리 max |Δ| = {d_drop:.3f}\nr = ({r})")
 
@@ -258,7 +267,7 @@ def head_blocks_figure(dW_Q, H, title=_HEAD_BLOCKS_TITLE):
     """|∂L/∂W_Q| with the H column blocks (one per head) outlined and named above."""
     dW_Q = np.asarray(dW_Q)
     d, He = dW_Q.shape
-    fig, ax = plots.new_figure(width=6.0, height=2.8)
+    fig, ax = plots.new_figure(width=4.8, height=2.8)  # one panel: its text scales on a phone
     image = ax.imshow(np.abs(dW_Q), cmap="Greys", aspect="auto")
     bar = fig.colorbar(image, ax=ax, fraction=0.04, pad=0.02)
     bar.ax.tick_params(labelsize=7)
@@ -266,9 +275,9 @@ def head_blocks_figure(dW_Q, H, title=_HEAD_BLOCKS_TITLE):
     for h in range(H):
         ax.add_patch(Rectangle((h * e - 0.5, -0.5), e, d, fill=False,
                                edgecolor=plots.COLORS["theory"], lw=1.5))
-        ax.text(h * e + e / 2 - 0.5, -0.7, f"헤드 {h}", ha="center", va="bottom", fontsize=8)
-    ax.set_xlabel(r"열 (헤드마다 $d_k$ 개)", fontsize=8)
-    ax.set_ylabel(r"행 ($d$)", fontsize=8)
+        ax.text(h * e + e / 2 - 0.5, -0.7, f"헤드 {h}", ha="center", va="bottom", fontsize=9)
+    ax.set_xlabel(r"열 (헤드마다 $d_k$ 개)", fontsize=9)
+    ax.set_ylabel(r"행 ($d$)", fontsize=9)
     ax.set_title(title, fontsize=9, pad=20)  # above the head names
-    ax.tick_params(labelsize=7)
+    ax.tick_params(labelsize=9)
     return fig

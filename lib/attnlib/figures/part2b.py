@@ -118,7 +118,7 @@ def row_peaks(alphas, dQ_rows, max_p_rows, total):
         a.spines[["top", "right"]].set_visible(False)
     _log_y(ax)
     ax.set_title(r"행별 $\Vert(\partial L/\partial Q)_i\Vert$", fontsize=10)
-    ax.legend(frameon=False, fontsize=7)
+    ax.legend(frameon=False, fontsize=8)
     bx.set_title("행별 최대 P", fontsize=10)
     return fig
 
@@ -154,7 +154,7 @@ class StackView(View):
 
     def __init__(self, frames):
         self.frames = frames
-        fig, ax = new_figure(6.0, 2.8)
+        fig, ax = new_figure(5.0, 2.8)  # one panel: its text scales with it on a phone
         super().__init__(fig)
         self.pre, = self.track(ax.plot([], [], "o-", ms=3, color=COLORS["sample"],
                                        label="pre-LN"))
@@ -170,7 +170,7 @@ class StackView(View):
         ax.set_xlabel("층 l (0 = 입력, N = 출력)")
         ax.set_ylabel(r"$\Vert\partial L/\partial x_l\Vert$")
         self.title = self.track(ax.set_title(" ", fontsize=10))
-        ax.legend(frameon=False, fontsize=8, loc="upper right")
+        ax.legend(frameon=False, fontsize=10, loc="upper right")
         ax.spines[["top", "right"]].set_visible(False)
 
     def update(self, depth, alpha):
@@ -194,6 +194,6 @@ def depth_scaling(depths, pre_ratio, post_ratio):
     plain_log_axis(ax, "y", ticks=2.0 ** np.arange(lo, hi + 1))  # several ticks, not one decade
     ax.set_xlabel("깊이 N")
     ax.set_ylabel("입력 / 출력 기울기 크기")
-    ax.legend(frameon=False, fontsize=8)
+    ax.legend(frameon=False, fontsize=10)
     ax.spines[["top", "right"]].set_visible(False)
     return fig

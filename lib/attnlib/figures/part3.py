@@ -51,7 +51,7 @@ class OnlineStepView(plots.View):
         ax.set_title("점수 $s_j$ (초록: 지금 블록)", fontsize=9, loc="left")
         # s_max (dashed) and the s_max before this block (dotted) in words, clear of every bar
         self.m_title = self.track(ax.set_title(" ", fontsize=9, loc="right"))
-        ax.tick_params(labelsize=7)
+        ax.tick_params(labelsize=8)
         ax.spines[["top", "right"]].set_visible(False)
 
         Vn = np.asarray(V)
@@ -66,8 +66,8 @@ class OnlineStepView(plots.View):
         bx.set_xlim(lo[0] - pad, hi[0] + pad)
         bx.set_ylim(lo[1] - pad, hi[1] + pad)
         bx.set_title(r"$O^{(k)} = \mathrm{acc}^{(k)} / \ell^{(k)}$", fontsize=9)
-        bx.tick_params(labelsize=7)
-        bx.legend(frameon=False, fontsize=7, loc="upper left")
+        bx.tick_params(labelsize=8)
+        bx.legend(frameon=False, fontsize=8, loc="upper left")
         self.text = ""
 
     def update(self, step, order):
@@ -120,10 +120,10 @@ class BlockSizeView(plots.View):
         ax.set_xlabel("키 j", fontsize=8)
         ax.set_ylabel("질의 i", fontsize=8)
         self.title = self.track(ax.set_title(" ", fontsize=9))
-        ax.tick_params(labelsize=7)
+        ax.tick_params(labelsize=8)
         ax.legend(handles=[Patch(color=_GRID_COLORS(i), label=t) for i, t in
                            enumerate(["건너뜀", "일부 가림", "전부 계산"])],
-                  frameon=False, fontsize=7, loc="upper center", bbox_to_anchor=(0.5, -0.18),
+                  frameon=False, fontsize=8, loc="upper center", bbox_to_anchor=(0.5, -0.18),
                   ncol=3)
 
         self.bars = self.track(bx.bar(["전부 계산", "일부 가림", "건너뜀"], [0, 0, 0],
@@ -134,7 +134,7 @@ class BlockSizeView(plots.View):
         self.track(bx.yaxis)  # the count axis follows each frame (one 32×32 block, or 121 small)
         bx.yaxis.set_major_locator(MaxNLocator(integer=True))
         bx.set_title("블록 수", fontsize=9)
-        bx.tick_params(labelsize=7)
+        bx.tick_params(labelsize=8)
         bx.spines[["top", "right"]].set_visible(False)
         self.text = ""
 
@@ -170,7 +170,7 @@ class BlockSizeView(plots.View):
 def memory_figure(run, *, per_row, per_entry):
     """Peak extra memory against n, log-log, both paths (an ``attnlib.measure.MemoryRun``),
     labelled with the fitted bytes per n² (whole matrix) and per n (blockwise)."""
-    fig, ax = plots.new_figure(width=6.0, height=3.2)
+    fig, ax = plots.new_figure(width=5.0, height=3.2)  # one panel: its text scales on a phone
     mib = 2.0**20
     ax.loglog(run.n, run.whole / mib, "o-", color=C["theory"],
               label=f"행렬 전체 경로 ≈ {per_entry:.1f}·n² 바이트")
@@ -178,12 +178,12 @@ def memory_figure(run, *, per_row, per_entry):
               label=f"블록 경로 ≈ {per_row:.0f}·n 바이트 + 상수")
     ax.loglog(run.n, run.outputs / mib, ":", color=C["muted"],
               label="결과 자체 (O, lse, dQ, dK, dV)")
-    ax.set_xlabel("시퀀스 길이 n (= m)", fontsize=9)
-    ax.set_ylabel("최대 추가 메모리 (MiB)", fontsize=9)
+    ax.set_xlabel("시퀀스 길이 n (= m)", fontsize=10)
+    ax.set_ylabel("최대 추가 메모리 (MiB)", fontsize=10)
     ax.set_xticks(run.n, [str(n) for n in run.n])
     ax.minorticks_off()
-    ax.tick_params(labelsize=8)
-    ax.legend(frameon=False, fontsize=8)
+    ax.tick_params(labelsize=10)
+    ax.legend(frameon=False, fontsize=10)
     ax.grid(alpha=0.3, which="major")
     return fig
 

@@ -1,0 +1,115 @@
+// The book's page script (every page, deferred; no library).
+//  - A formula wider than its column scrolls sideways (book.css); here it also takes the
+//    keyboard focus (tabindex="0"), so it can be scrolled without a mouse, and stops taking
+//    it when the window is wide enough again.
+//  - Printing opens every folded <details> (hidden code, solutions) and closes them again
+//    afterwards, and scales a formula wider than the printed column to fit it.
+//  - sphinx-copybutton has no Korean messages ("Copy", "Copied!"), and sphinx-togglebutton
+//    labels its buttons "Toggle hidden content": they get Korean here.
+(() => {
+  "use strict";
+  const COPY = {
+    "Copy": "복사", "Copied!": "복사했습니다", "Failed to copy": "복사하지 못했습니다",
+    "Copy to clipboard": "클립보드에 복사",
+  };
+
+  function korean(button) {
+    const tip = button.getAttribute("data-tooltip");
+    if (tip in COPY) button.setAttribute("data-tooltip", COPY[tip]);
+    const img = button.querySelector("img");
+    if (img && img.alt in COPY) img.alt = COPY[img.alt];
+  }
+
+  function toggleButtons() {
+    for (const b of document.querySelectorAll('button.toggle-button[aria-label="Toggle hidden content"]')) {
+      b.setAttribute("aria-label", "숨긴 내용 펼치기/접기");
+    }
+  }
+
+  function copyButtons() {
+    const buttons = document.querySelectorAll("button.copybtn");
+    buttons.forEach(korean);
+    const watch = new MutationObserver((changes) => changes.forEach((c) => korean(c.target)));
+    buttons.forEach((b) => watch.observe(b, { attributes: true, attributeFilter: ["data-tooltip"] }));
+  }
+  const SCROLLERS = "div.math > .katex-display, span.math";
+  const printMedia = window.matchMedia("print");
+
+  function mark() {
+    if (printMedia.matches) {
+      fitFormulas(true);
+      return;
+    }
+    for (const el of document.querySelectorAll(SCROLLERS)) {
+      let scrolls;
+      if (el.matches("span.math")) {
+        // the theme clips an inline formula at its line's width: one that is wider scrolls
+        // instead (a pixel or two is KaTeX's own overhang: book.css lets it show)
+        const wide = el.scrollWidth > el.clientWidth + 3;
+        el.classList.toggle("math-scroll", wide);
+        scrolls = wide;
+      } else {
+        scrolls = el.scrollWidth > el.clientWidth;
+      }
+      if (scrolls && !el.hasAttribute("tabindex")) {
+        el.setAttribute("tabindex", "0");
+        el.dataset.bookScroll = "";
+      } else if (!scrolls && "bookScroll" in el.dataset) {
+        el.removeAttribute("tabindex");
+        delete el.dataset.bookScroll;
+      }
+    }
+  }
+
+  let pending = 0;
+  function schedule() {
+    cancelAnimationFrame(pending);
+    pending = requestAnimationFrame(mark);
+  }
+
+  // On paper a formula cannot scroll: one wider than the printed column is scaled to fit.
+  function fitFormulas(printing) {
+    for (const el of document.querySelectorAll("div.math > .katex-display")) {
+      el.style.zoom = "";
+      if (printing && el.scrollWidth > el.clientWidth + 1) {
+        el.style.zoom = Math.floor((100 * el.clientWidth) / el.scrollWidth) / 100;
+      }
+    }
+  }
+
+  const opened = [];
+  window.addEventListener("beforeprint", () => {
+    for (const d of document.querySelectorAll("details:not([open])")) {
+      d.open = true;
+      opened.push(d);
+    }
+  });
+  window.addEventListener("afterprint", () => {
+    while (opened.length) opened.pop().open = false;
+    fitFormulas(false);
+  });
+  printMedia.addEventListener("change", () => fitFormulas(printMedia.matches));
+
+  // Each formula is watched: its width changes with the window, the fonts, a print preview.
+  function watch() {
+    schedule();
+    if (!window.ResizeObserver) return;
+    const observer = new ResizeObserver(schedule);
+    document.querySelectorAll(SCROLLERS).forEach((el) => observer.observe(el));
+  }
+
+  if (document.readyState === "loading") {
+    document.addEventListener("DOMContentLoaded", watch);
+  } else {
+    watch();
+  }
+  window.addEventListener("load", () => {
+    schedule();
+    setTimeout(() => {  // after sphinx-copybutton and sphinx-togglebutton have added theirs
+      copyButtons();
+      toggleButtons();
+    }, 0);
+  });
+  window.addEventListener("resize", schedule);
+  if (document.fonts) document.fonts.ready.then(schedule);  // widths change as fonts arrive
+})();
