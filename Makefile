@@ -17,7 +17,7 @@ $(STAMP): requirements.txt lib/pyproject.toml
 # JavaScript and CSS for the offline book (widget manager bundle, KaTeX's CSS and fonts) from npm.
 vendor: _assets/vendor/.stamp
 _assets/vendor/.stamp: package.json package-lock.json scripts/vendor_js.sh $(wildcard scripts/widgets/*) \
-	    $(wildcard scripts/live/*.js) scripts/live/build.mjs
+	    $(wildcard scripts/live/*.js) scripts/live/build.mjs scripts/bundle_report.mjs
 	bash scripts/vendor_js.sh
 	touch $@
 

@@ -7,6 +7,7 @@ import * as esbuild from "esbuild";
 import { fileURLToPath } from "node:url";
 import fs from "node:fs";
 import path from "node:path";
+import { packageBytes, writeLicenses } from "../bundle_report.mjs";
 
 const here = path.dirname(fileURLToPath(import.meta.url));
 const out = process.argv[2];
@@ -49,21 +50,8 @@ const result = await esbuild.build({
 
 // Which npm packages went in, how many bytes each: printed, and written with their
 // licenses next to the bundle.
-const [output] = Object.values(result.metafile.outputs);
-const bytes = new Map();
-for (const [file, info] of Object.entries(output.inputs)) {
-  const m = file.match(/node_modules\/((?:@[^/]+\/)?[^/]+)/);
-  const key = m ? m[1] : "(the book's own code)";
-  bytes.set(key, (bytes.get(key) || 0) + info.bytesInOutput);
-}
-const ranked = [...bytes].sort((a, b) => b[1] - a[1]);
-const licenses = ranked.map(([name, n]) => {
-  if (name.startsWith("(")) return `${name}: ${n} bytes`;
-  const pkg = JSON.parse(fs.readFileSync(path.join("node_modules", name, "package.json"), "utf8"));
-  return `${name}@${pkg.version} (${pkg.license}): ${n} bytes`;
-});
-fs.writeFileSync(out.replace(/\.js$/, ".LICENSES.txt"),
-  "Bundled into widgets.js (license texts in the file's closing comments):\n"
-  + licenses.join("\n") + "\n");
+const ranked = packageBytes(result.metafile);
+writeLicenses(out.replace(/\.js$/, ".LICENSES.txt"),
+  "Bundled into widgets.js (license texts in the file's closing comments):", ranked);
 console.log(`widgets.js: ${(fs.statSync(out).size / 1024).toFixed(0)} kB; `
   + ranked.slice(0, 6).map(([k, v]) => `${k} ${(v / 1024).toFixed(0)}k`).join(", "));
