@@ -35,36 +35,48 @@
   const SCROLLERS = "div.math > .katex-display, span.math";
   const printMedia = window.matchMedia("print");
 
-  function mark() {
-    if (printMedia.matches) {
-      fitFormulas(true);
-      return;
+  function mark(el) {
+    if (printMedia.matches) return;  // fitFormulas does it on paper
+    let scrolls;
+    if (el.matches("span.math")) {
+      // the theme clips an inline formula at its line's width: one that is wider scrolls
+      // instead (a pixel or two is KaTeX's own overhang: book.css lets it show)
+      scrolls = el.scrollWidth > el.clientWidth + 3;
+      el.classList.toggle("math-scroll", scrolls);
+    } else {
+      scrolls = el.scrollWidth > el.clientWidth;
     }
-    for (const el of document.querySelectorAll(SCROLLERS)) {
-      let scrolls;
-      if (el.matches("span.math")) {
-        // the theme clips an inline formula at its line's width: one that is wider scrolls
-        // instead (a pixel or two is KaTeX's own overhang: book.css lets it show)
-        const wide = el.scrollWidth > el.clientWidth + 3;
-        el.classList.toggle("math-scroll", wide);
-        scrolls = wide;
-      } else {
-        scrolls = el.scrollWidth > el.clientWidth;
-      }
-      if (scrolls && !el.hasAttribute("tabindex")) {
-        el.setAttribute("tabindex", "0");
-        el.dataset.bookScroll = "";
-      } else if (!scrolls && "bookScroll" in el.dataset) {
-        el.removeAttribute("tabindex");
-        delete el.dataset.bookScroll;
-      }
+    if (scrolls && !el.hasAttribute("tabindex")) {
+      el.setAttribute("tabindex", "0");
+      el.dataset.bookScroll = "";
+    } else if (!scrolls && "bookScroll" in el.dataset) {
+      el.removeAttribute("tabindex");
+      delete el.dataset.bookScroll;
     }
   }
 
-  let pending = 0;
+  // Measuring a formula lays it out.  The article's blocks are laid out only near the screen
+  // (content-visibility in book.css), so the formulas are measured after the page has loaded,
+  // a batch at a time in idle moments: the first explorer is not kept waiting for a layout of
+  // the whole page.
+  const idle = window.requestIdleCallback
+    || ((f) => setTimeout(() => { const t = performance.now() + 8; f({ timeRemaining: () => t - performance.now() }); }, 1));
+  // <html data-book-formulas="measuring"> until every formula has been measured ("measured").
+  let queue = null;
   function schedule() {
-    cancelAnimationFrame(pending);
-    pending = requestAnimationFrame(mark);
+    if (queue) return;
+    document.documentElement.dataset.bookFormulas = "measuring";
+    queue = [...document.querySelectorAll(SCROLLERS)];
+    idle(step);
+  }
+  function step(deadline) {
+    while (queue.length && deadline.timeRemaining() > 2) mark(queue.shift());
+    if (queue.length) {
+      idle(step);
+    } else {
+      queue = null;
+      document.documentElement.dataset.bookFormulas = "measured";
+    }
   }
 
   // On paper a formula cannot scroll: one wider than the printed column is scaled to fit.
@@ -88,28 +100,29 @@
     while (opened.length) opened.pop().open = false;
     fitFormulas(false);
   });
-  printMedia.addEventListener("change", () => fitFormulas(printMedia.matches));
+  printMedia.addEventListener("change", () => {
+    fitFormulas(printMedia.matches);
+    if (!printMedia.matches) schedule();
+  });
 
-  // Each formula is watched: its width changes with the window, the fonts, a print preview.
+  // Each formula is watched once the page has loaded: its width changes with the window, the
+  // fonts, a print preview.
   function watch() {
     schedule();
     if (!window.ResizeObserver) return;
-    const observer = new ResizeObserver(schedule);
-    document.querySelectorAll(SCROLLERS).forEach((el) => observer.observe(el));
+    const observer = new ResizeObserver((entries) => entries.forEach((e) => mark(e.target)));
+    idle(() => document.querySelectorAll(SCROLLERS).forEach((el) => observer.observe(el)));
   }
 
-  if (document.readyState === "loading") {
-    document.addEventListener("DOMContentLoaded", watch);
-  } else {
+  function loaded() {
     watch();
-  }
-  window.addEventListener("load", () => {
-    schedule();
     setTimeout(() => {  // after sphinx-copybutton and sphinx-togglebutton have added theirs
       copyButtons();
       toggleButtons();
     }, 0);
-  });
+  }
+  if (document.readyState === "complete") loaded();
+  else window.addEventListener("load", loaded);
   window.addEventListener("resize", schedule);
   if (document.fonts) document.fonts.ready.then(schedule);  // widths change as fonts arrive
 })();

@@ -16,6 +16,9 @@ they held up the parsing of the page (and with it the first explorer) until ever
 stylesheet had arrived.  Deferred scripts keep their order.  Two exceptions:
 documentation_options.js, which inline scripts of every page extend as they are parsed,
 and the search page, whose own search scripts expect doctools.js to have run.
+The widget manager is moved to the head of the deferred scripts: deferred scripts run one
+after another once the page is parsed, and the explorers should not wait for doctools,
+copybutton, togglebutton and the rest, which only decorate the page.
 
 Korean for the interface: the folds over hidden code that MyST-NB writes carry
 ``aria-label="Toggle hidden content"``, in English and unlike what they show (「코드 보기」):
@@ -56,6 +59,13 @@ def _defer_scripts(app, pagename, templatename, context, doctree):
             continue
         # A new object: the builder shares these between pages (the search page included).
         scripts[i] = type(js)(js.filename, priority=js.priority, **attrs, defer="defer")
+    widget_js = {f"_static/{name}" for name in app.config.nb_ipywidgets_js or ()}
+    first = [js for js in scripts if str(getattr(js, "filename", "") or "") in widget_js]
+    if first:
+        rest = [js for js in scripts if all(js is not f for f in first)]
+        at = next((i for i, js in enumerate(rest)
+                   if "defer" in (getattr(js, "attributes", None) or {})), len(rest))
+        scripts[:] = rest[:at] + first + rest[at:]
 
 
 def _widget_css(app, pagename, templatename, context, doctree):

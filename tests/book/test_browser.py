@@ -116,6 +116,22 @@ def browser():
         b.close()
 
 
+# The article's blocks are laid out only near the screen (content-visibility: auto in book.css).
+# The checks of what a page looks like (nothing cut, sizes, axe-core's colours) want all of it
+# laid out as the reader sees each block on screen, where content-visibility: auto means the
+# containment below: a visit renders everything so once the page has loaded, except where the
+# test times the page's own first load.
+RENDER_ALL = (".bd-article section > :not(section) "
+              "{ content-visibility: visible !important; contain: layout style paint !important; }")
+
+
+def formulas_measured(page):
+    """Waits for book.js to have measured every formula (which ones scroll, and so take the
+    keyboard focus): it does so in idle moments after the page has loaded or resized."""
+    page.wait_for_function("() => document.documentElement.dataset.bookFormulas !== 'measuring'",
+                           timeout=30_000)
+
+
 class Visit:
     """One page load, with every console error and every request recorded."""
 
@@ -139,6 +155,9 @@ class Visit:
         if wait_until == "networkidle":
             self.page.goto(f"{origin}/{rel}", wait_until="load")
             self.page.wait_for_load_state("networkidle")
+            self.page.add_style_tag(content=RENDER_ALL)
+            self.page.evaluate("() => window.dispatchEvent(new Event('resize'))")
+            formulas_measured(self.page)
         else:
             self.page.goto(f"{origin}/{rel}", wait_until=wait_until)
 
@@ -456,6 +475,7 @@ def _check_readers(page, rel: str):
     assert boxes == 1, f"{rel}: {boxes} search boxes on a desktop"
     page.set_viewport_size(PHONE)
     page.wait_for_timeout(400)  # the widgets and book.js follow the resize
+    formulas_measured(page)
     cut = page.evaluate(_CUT)
     assert not cut, f"{rel} at {PHONE['width']} px: cut: {cut[:6]}"
     boxes = page.evaluate(_SEARCH_BOXES)
