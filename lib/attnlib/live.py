@@ -23,7 +23,6 @@ from __future__ import annotations
 import base64
 import contextlib
 import importlib
-import inspect
 import io
 import json
 import math
@@ -261,10 +260,9 @@ def frame(python_json: str, raw_values: Mapping[str, Any]) -> str:
         obj = build(python["cls"], python["inputs"])
         obj = _objects[python_json] = _WithText(obj) if python.get("text") else obj
     values = _values(python, raw_values)
-    # As the frozen build renders a frame of the book, where render_outputs knows one (the
-    # pictures and alt texts the page's frozen frames have).
-    book = {"book": True} if "book" in inspect.signature(render_outputs).parameters else {}
-    outputs = render_outputs(obj(**values), dpi=python["dpi"], compact=False, **book)
+    # As the frozen build renders a frame of the book: the same tiles and alt texts as the
+    # page's frozen frames.
+    outputs = render_outputs(obj(**values), dpi=python["dpi"], compact=False, book=True)
     labels = {n: _label(v) for n, v in values.items()}
     return json.dumps({"values": labels, "outputs": outputs, "alt": frame_alt(values)})
 
