@@ -267,10 +267,10 @@ def head_blocks_figure(dW_Q, H, title=_HEAD_BLOCKS_TITLE):
     """|∂L/∂W_Q| with the H column blocks (one per head) outlined and named above."""
     dW_Q = np.asarray(dW_Q)
     d, He = dW_Q.shape
-    fig, ax = plots.new_figure(width=4.8, height=2.8)  # one panel: its text scales on a phone
+    fig, ax = plots.new_figure(width=4.0, height=2.8)  # one panel: its text scales on a phone
     image = ax.imshow(np.abs(dW_Q), cmap="Greys", aspect="auto")
     bar = fig.colorbar(image, ax=ax, fraction=0.04, pad=0.02)
-    bar.ax.tick_params(labelsize=7)
+    bar.ax.tick_params(labelsize=8)
     e = He // H
     for h in range(H):
         ax.add_patch(Rectangle((h * e - 0.5, -0.5), e, d, fill=False,

@@ -191,7 +191,7 @@ def memory_figure(run, *, per_row, per_entry):
 def io_figure(ns, curves):
     """HBM bytes of forward + backward against n, log-log: ``curves`` maps a label to bytes per n
     (``attnlib.core.io.io_bytes``); the standard path solid, the blockwise ones dashed."""
-    fig, ax = plots.new_figure(width=6.0, height=3.2)
+    fig, ax = plots.new_figure(width=4.0, height=3.2)  # one panel: its text scales on a phone
     mib = 2.0**20
     colors = [C["theory"], C["sample"], C["accent"], C["muted"]]
     for (label, ys), color in zip(curves.items(), colors, strict=False):
@@ -211,7 +211,7 @@ def steps_figure(points, bound, dashed=()):
     """Relative error of ℓ (units of u) against the number of sequential steps m/b_k, log-log:
     ``points`` maps a label to (steps, errors), the labels in ``dashed`` drawn dashed with open
     markers (colors cycle over three); ``bound`` (steps, γ-like line) dotted."""
-    fig, ax = plots.new_figure(width=6.0, height=3.2)
+    fig, ax = plots.new_figure(width=4.0, height=3.4)  # one panel: its text scales on a phone
     colors = [C["theory"], C["sample"], C["accent"]]
     markers = ["o", "s", "^"]
     for i, (label, (xs, ys)) in enumerate(points.items()):
@@ -222,6 +222,6 @@ def steps_figure(points, bound, dashed=()):
     ax.set_xlabel("차례로 밟는 걸음 수 $m/b_k$", fontsize=9)
     ax.set_ylabel("ℓ 의 상대오차 / u", fontsize=9)
     ax.tick_params(labelsize=8)
-    ax.legend(frameon=False, fontsize=7)
+    ax.legend(frameon=False, fontsize=8)
     ax.grid(alpha=0.3, which="major")
     return fig
