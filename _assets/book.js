@@ -1,7 +1,9 @@
 // The book's page script (every page, deferred; no library).
 //  - A formula wider than its column scrolls sideways (book.css); here it also takes the
 //    keyboard focus (tabindex="0"), so it can be scrolled without a mouse, and stops taking
-//    it when the window is wide enough again.
+//    it when the window is wide enough again.  The same for code blocks, cell outputs and
+//    tables that overflow (the theme's own version of this measured the whole page after
+//    every change: _ext/book_html.py removes it).
 //  - Printing opens every folded <details> (hidden code, solutions) and closes them again
 //    afterwards, and scales a formula wider than the printed column to fit it.
 //  - sphinx-copybutton has no Korean messages ("Copy", "Copied!"), and sphinx-togglebutton
@@ -32,12 +34,19 @@
     const watch = new MutationObserver((changes) => changes.forEach((c) => korean(c.target)));
     buttons.forEach((b) => watch.observe(b, { attributes: true, attributeFilter: ["data-tooltip"] }));
   }
-  const SCROLLERS = "div.math > .katex-display, span.math";
+  // The theme's blocks (pydata-sphinx-theme's addTabStopsToScrollableElements) and formulas.
+  const BLOCKS = "pre, .cell_output > .output, .jp-RenderedHTMLCommon, .pst-scrollable-table-container";
+  const SCROLLERS = `div.math > .katex-display, span.math, ${BLOCKS}`;
   const printMedia = window.matchMedia("print");
 
   function mark(el) {
     if (printMedia.matches) return;  // fitFormulas does it on paper
     let scrolls;
+    if (el.matches(BLOCKS)) {
+      // as the theme did: a tab stop where it overflows, none (-1) where it does not
+      el.tabIndex = el.scrollWidth > el.clientWidth || el.scrollHeight > el.clientHeight ? 0 : -1;
+      return;
+    }
     if (el.matches("span.math")) {
       // the theme clips an inline formula at its line's width: one that is wider scrolls
       // instead (a pixel or two is KaTeX's own overhang: book.css lets it show)
@@ -62,6 +71,7 @@
   const idle = window.requestIdleCallback
     || ((f) => setTimeout(() => { const t = performance.now() + 8; f({ timeRemaining: () => t - performance.now() }); }, 1));
   // <html data-book-formulas="measuring"> until every formula has been measured ("measured").
+  document.documentElement.dataset.bookFormulas = "measuring";
   let queue = null;
   function schedule() {
     if (queue) return;
@@ -115,7 +125,7 @@
   }
 
   function loaded() {
-    watch();
+    setTimeout(watch, 1000);  // a second for the reader's first move before any measuring
     setTimeout(() => {  // after sphinx-copybutton and sphinx-togglebutton have added theirs
       copyButtons();
       toggleButtons();

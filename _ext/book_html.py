@@ -20,6 +20,14 @@ The widget manager is moved to the head of the deferred scripts: deferred script
 after another once the page is parsed, and the explorers should not wait for doctools,
 copybutton, togglebutton and the rest, which only decorate the page.
 
+pydata-sphinx-theme (0.17.1) gives every overflowing code block and cell output a tab stop:
+at the window's load event it measures all of them, and again after every change anywhere in
+the article (a MutationObserver on #main-content, so after every frame an explorer shows).
+Each measurement lays out the whole page: on a chapter it is the longest task of the page's
+first second and of every slider move.  The build removes that call from the theme's script
+(a build error if the theme's code changes) and _assets/book.js does the same job for the same
+elements in idle moments, re-measuring only an element whose size changed.
+
 Korean for the interface: the folds over hidden code that MyST-NB writes carry
 ``aria-label="Toggle hidden content"``, in English and unlike what they show (「코드 보기」):
 the label is dropped, so the summary is named by its visible text.  sphinx-book-theme's
@@ -103,6 +111,29 @@ def _theme_catalog(app):
         app.add_message_catalog("booktheme", str(base))
 
 
+# The theme's script ends by measuring every scrollable block at load (see above).
+_THEME_JS = ("_static", "scripts", "pydata-sphinx-theme.js")
+_THEME_TAB_STOPS = '"complete"===document.readyState?I():window.addEventListener("load",I)'
+
+
+def _theme_tab_stops(app, exception):
+    from pathlib import Path
+
+    from sphinx.errors import ExtensionError
+
+    path = Path(app.outdir, *_THEME_JS)
+    if exception or app.builder.format != "html" or not path.is_file():
+        return
+    text = path.read_text(encoding="utf-8")
+    if _THEME_TAB_STOPS not in text:
+        if "/* book: tab stops by book.js */" in text:
+            return  # already done (an incremental build)
+        raise ExtensionError(f"{'/'.join(_THEME_JS)}: the theme's tab-stop call changed; "
+                             "update _ext/book_html.py and _assets/book.js")
+    path.write_text(text.replace(_THEME_TAB_STOPS, "/* book: tab stops by book.js */void 0"),
+                    encoding="utf-8")
+
+
 def setup(app):
     app.add_config_value("book_widgets_css", "", "html", types=[str])
     # Early: html-page-context stops at the first handler that returns a template name.
@@ -112,4 +143,5 @@ def setup(app):
     app.connect("html-page-context", _defer_scripts, priority=600)
     app.connect("html-page-context", _summary_label, priority=600)
     app.connect("builder-inited", _theme_catalog)
+    app.connect("build-finished", _theme_tab_stops)
     return {"version": "0.1", "parallel_read_safe": True, "parallel_write_safe": True}

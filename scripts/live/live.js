@@ -23,7 +23,7 @@
 
   const CSS = `
 .attnlib-live{display:flex;flex-wrap:wrap;align-items:center;gap:.5rem;margin:.4rem 0;font-size:.9rem}
-.attnlib-live button{font:inherit;padding:.2rem .7rem;border:1px solid #888;border-radius:4px;background:#f6f6f6;cursor:pointer}
+.attnlib-live button{font:inherit;padding:.2rem .7rem;border:1px solid var(--pst-color-border,#888);border-radius:4px;background:var(--pst-color-surface,#f6f6f6);color:var(--pst-color-text-base,#222);cursor:pointer}
 .attnlib-live button[disabled]{opacity:.6;cursor:default}
 .attnlib-live progress{width:10rem}
 .attnlib-live-status,.attnlib-live-frame{contain:content;min-width:12rem}
@@ -31,9 +31,10 @@
 .attnlib-live-controls .attnlib-live-row{display:flex;flex-wrap:wrap;align-items:center;gap:.5rem}
 .attnlib-live-controls input[type=range]{width:min(20rem,60vw)}
 .attnlib-live-controls input[type=number]{width:6.5rem}
-.attnlib-live-controls .toggles button[aria-pressed=true]{background:#dbe7f5;border-color:#4C72B0}
-.attnlib-live-editor{border:1px solid #ccc;border-radius:4px;margin:.3rem 0;font-size:13px}
-.attnlib-live-verdict{white-space:pre-wrap;margin:.3rem 0;padding:.4rem;background:#f8f8f8;border-left:3px solid #4C72B0}
+.attnlib-live-controls .toggles button{color:var(--pst-color-text-base,#222);background:var(--pst-color-surface,#f6f6f6);border:1px solid var(--pst-color-border,#888)}
+.attnlib-live-controls .toggles button[aria-pressed=true]{background:var(--pst-color-primary-bg,#dbe7f5);border-color:var(--pst-color-primary,#4C72B0)}
+.attnlib-live-editor{border:1px solid var(--pst-color-border,#ccc);border-radius:4px;margin:.3rem 0;font-size:13px}
+.attnlib-live-verdict{white-space:pre-wrap;margin:.3rem 0;padding:.4rem;background:var(--pst-color-surface,#f8f8f8);color:var(--pst-color-text-base,#222);border-left:3px solid var(--pst-color-primary,#4C72B0)}
 .attnlib-live-hidden{display:none!important}`;
 
   function el(tag, attrs = {}, ...children) {
