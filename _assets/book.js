@@ -18,6 +18,10 @@
   function korean(button) {
     const tip = button.getAttribute("data-tooltip");
     if (tip in COPY) button.setAttribute("data-tooltip", COPY[tip]);
+    // the button's content is an icon titled in English ("Copy to clipboard", "Copied!"):
+    // its name is given here
+    const done = tip === "Copied!" || tip === COPY["Copied!"];
+    button.setAttribute("aria-label", done ? "복사했습니다" : "코드 복사");
     const img = button.querySelector("img");
     if (img && img.alt in COPY) img.alt = COPY[img.alt];
   }
@@ -40,7 +44,10 @@
   const printMedia = window.matchMedia("print");
 
   function mark(el) {
-    if (printMedia.matches) return;  // fitFormulas does it on paper
+    if (printMedia.matches) {  // on paper a formula is fitted, not scrolled
+      if (el.matches("div.math > .katex-display")) fit(el, true);
+      return;
+    }
     let scrolls;
     if (el.matches(BLOCKS)) {
       // as the theme did: a tab stop where it overflows, none (-1) where it does not
@@ -90,13 +97,14 @@
   }
 
   // On paper a formula cannot scroll: one wider than the printed column is scaled to fit.
-  function fitFormulas(printing) {
-    for (const el of document.querySelectorAll("div.math > .katex-display")) {
-      el.style.zoom = "";
-      if (printing && el.scrollWidth > el.clientWidth + 1) {
-        el.style.zoom = Math.floor((100 * el.clientWidth) / el.scrollWidth) / 100;
-      }
+  function fit(el, printing) {
+    el.style.zoom = "";
+    if (printing && el.scrollWidth > el.clientWidth + 1) {
+      el.style.zoom = Math.floor((100 * el.clientWidth) / el.scrollWidth) / 100;
     }
+  }
+  function fitFormulas(printing) {
+    document.querySelectorAll("div.math > .katex-display").forEach((el) => fit(el, printing));
   }
 
   const opened = [];
@@ -112,7 +120,9 @@
   });
   printMedia.addEventListener("change", () => {
     fitFormulas(printMedia.matches);
-    if (!printMedia.matches) schedule();
+    // and again at the next frame, once the page is laid out for the new medium
+    requestAnimationFrame(() => fitFormulas(printMedia.matches));
+    schedule();
   });
 
   // Each formula is watched once the page has loaded: its width changes with the window, the

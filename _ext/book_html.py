@@ -37,6 +37,8 @@ catalogue lacks strings the book shows (and the book's templates made translatab
 
 from __future__ import annotations
 
+import re
+
 
 def _dedupe_scripts(app, pagename, templatename, context, doctree):
     scripts = context.get("script_files")
@@ -87,10 +89,17 @@ def _widget_css(app, pagename, templatename, context, doctree):
 _SUMMARY_LABEL = '<summary aria-label="Toggle hidden content">'
 
 
+# Docutils writes the bibliography as role="list" whose entries are role="doc-biblioentry"
+# (deprecated in DPUB-ARIA 1.1, and not a list item): a list's children must be list items.
+_BIBLIO_ENTRY = re.compile(r'(<div class="citation" id="[^"]*") role="doc-biblioentry"')
+
+
 def _summary_label(app, pagename, templatename, context, doctree):
     body = context.get("body")
     if body and _SUMMARY_LABEL in body:
-        context["body"] = body.replace(_SUMMARY_LABEL, "<summary>")
+        body = context["body"] = body.replace(_SUMMARY_LABEL, "<summary>")
+    if body and 'role="doc-biblioentry"' in body:
+        context["body"] = _BIBLIO_ENTRY.sub(r'\1 role="listitem"', body)
 
 
 def _theme_catalog(app):

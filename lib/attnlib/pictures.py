@@ -300,6 +300,7 @@ def figure_outputs(source, *, fmt: str = "png", css_dpi: float = CSS_DPI,
 # ---------------------------------------------------------------- alt text ----
 
 _TEX = [
+    (r"\\mathdefault\{((?:[^{}]|\{[^{}]*\})*)\}", r"\1"),  # matplotlib's tick labels
     (r"\\mathrm\{([^{}]*)\}", r"\1"), (r"\\operatorname\{([^{}]*)\}", r"\1"),
     (r"\\sqrt\{([^{}]*)\}", r"√\1"), (r"\\sqrt", "√"), (r"\\partial ?", "∂"),
     (r"\\Vert|\\\|", "‖"), (r"\\cdot ?", "·"), (r"\\max", "max"), (r"\\delta ?", "δ"),
@@ -310,12 +311,15 @@ _TEX = [
 
 
 def plain_text(s: str) -> str:
-    """A label as a screen reader should read it: mathtext ``$…$`` turned into plain text."""
+    """A label as a screen reader should read it: mathtext ``$…$`` turned into plain text (a
+    power of ten alone, as on a log axis, as its number)."""
     s = str(s)
     if "$" in s:
         for pattern, repl in _TEX:
             s = re.sub(pattern, repl, s)
-    return re.sub(r"\s+", " ", s).strip()
+    s = re.sub(r"\s+", " ", s).strip()
+    power = re.fullmatch(r"10\^([-−]?\d+)", s)
+    return _num(10.0 ** int(power.group(1).replace("−", "-"))) if power else s
 
 
 def _num(v) -> str:
@@ -350,22 +354,20 @@ def _tick_names(axis) -> dict:
     return out
 
 
-def _axis_text(ax, which: str, ranges: bool = True) -> str:
-    """「가로축 <label> (first tick–last tick)」: what the axis measures and the span its
-    labelled ticks cover."""
+def _axis_text(ax, which: str, ranges: bool = True, data=None) -> str:
+    """「가로축 <label> (그려진 값 lo–hi)」: what the axis measures and, where lines are drawn,
+    the span of their values on it (``data``: (lo, hi)); tick labels alone say too little (a
+    line can run past the last labelled tick)."""
     axis = ax.xaxis if which == "x" else ax.yaxis
     if not axis.get_visible():
         return ""
     label = plain_text(axis.get_label().get_text())
-    lo, hi = sorted(ax.get_xlim() if which == "x" else ax.get_ylim())
-    shown = {loc: name for loc, name in _tick_names(axis).items() if lo <= loc <= hi}
-    if not label and not shown:
+    if not label and not _tick_names(axis):
         return ""
     log = " 로그" if axis.get_scale() == "log" else ""
     text = f"{'가로축' if which == 'x' else '세로축'}{log} {label}".rstrip()
-    if ranges and len(shown) > 1:
-        first, last = min(shown), max(shown)
-        return f"{text} ({shown[first]}–{shown[last]})"
+    if ranges and data is not None and data[0] < data[1]:
+        return f"{text} (그려진 값 {_num(data[0])}–{_num(data[1])})"
     return text
 
 
@@ -422,6 +424,7 @@ def describe_axes(ax, extra=()) -> str:
                             f"{_num(edges[k + 1])})")
     lines = [ln for ln in ax.lines if isinstance(ln, Line2D) and ln.get_visible()]
     described = 0
+    spans = {"x": [], "y": []}  # the values the lines take, for the axes' ranges
     for ln in lines:
         x = np.asarray(ln.get_xdata(orig=False), dtype=float).ravel()
         y = np.asarray(ln.get_ydata(orig=False), dtype=float).ravel()
@@ -443,12 +446,17 @@ def describe_axes(ax, extra=()) -> str:
             continue
         described += 1
         x, y = x[ok], y[ok]
+        spans["x"] += [x.min(), x.max()]
+        spans["y"] += [y.min(), y.max()]
         if len(x) == 1:
             bits.append(f"점 {name} ({_num(x[0])}, {_num(y[0])})".replace("  ", " "))
             continue
-        k_max = int(np.argmax(y))
+        k_max, k_min = int(np.argmax(y)), int(np.argmin(y))
+        # the lowest point too where the line dips below both its ends
+        low = (f"최소 {_num(y[k_min])}, x = {_num(x[k_min])}; "
+               if y[k_min] < min(y[0], y[-1]) else "")
         text = (f"선 {name}: x {_num(x[0])}에서 {_num(x[-1])}까지, y {_num(y[0])} → {_num(y[-1])}"
-                f" (최대 {_num(y[k_max])}, x = {_num(x[k_max])})")
+                f" ({low}최대 {_num(y[k_max])}, x = {_num(x[k_max])})")
         bits.append(text.replace("선 :", "선:"))
     for coll in ax.collections:
         offsets = getattr(coll, "get_offsets", lambda: [])()
@@ -465,8 +473,12 @@ def describe_axes(ax, extra=()) -> str:
     # ranges say where lines run; bars and heat maps have their positions named already
     x_range = not bars and not ax.images
     y_range = not ax.images
-    axes_text = ", ".join(t for t in (_axis_text(ax, "x", x_range), _axis_text(ax, "y", y_range))
-                          if t)
+    def span(which):
+        v = spans[which]
+        return (min(v), max(v)) if v else None
+
+    axes_text = ", ".join(t for t in (_axis_text(ax, "x", x_range, span("x")),
+                                      _axis_text(ax, "y", y_range, span("y"))) if t)
     if axes_text:
         bits.append(axes_text)
     return ". ".join(b.strip() for b in bits if b.strip())

@@ -109,7 +109,7 @@
     worker.terminate();
     worker = null;
     readyPromise = null;
-    for (const resolve of waiting.values()) resolve({ error: "계산을 멈췄습니다" });
+    for (const resolve of waiting.values()) resolve({ stopped: true });
     waiting.clear();
     showProgress("계산을 멈췄습니다. 다시 실행하면 Python 을 새로 불러옵니다.", null, true);
   }
@@ -162,8 +162,8 @@
       v = round(v);
       if (from !== slider) slider.value = String(toPos(v));
       if (from !== box) box.value = String(v);
-      slider.setAttribute("aria-valuetext", `${control.name} = ${v}`);
-      readout.textContent = `${control.name} = ${v}`;
+      slider.setAttribute("aria-valuetext", String(v));  // the label names the control
+      readout.textContent = String(v);
       onValue(v);
     };
     slider.addEventListener("input", () => set(fromPos(Number(slider.value)), slider));
@@ -173,7 +173,7 @@
     const picks = (control.outside || []).map((i) => el("button", {
       type: "button", text: control.labels[i], onclick: () => {
         box.value = ""; // the number box holds values of the range only
-        readout.textContent = `${control.name} = ${control.labels[i]}`;
+        readout.textContent = control.labels[i];
         slider.setAttribute("aria-valuetext", readout.textContent);
         onValue({ index: i });
       },
@@ -196,8 +196,8 @@
       const readout = el("output", { class: "attnlib-live-readout" });
       const set = (i) => {
         slider.value = String(i);
-        slider.setAttribute("aria-valuetext", `${control.name} = ${control.labels[i]}`);
-        readout.textContent = `${control.name} = ${control.labels[i]}`;
+        slider.setAttribute("aria-valuetext", control.labels[i]);
+        readout.textContent = control.labels[i];
         onValue({ index: i });
       };
       slider.addEventListener("input", () => set(Number(slider.value)));
@@ -285,13 +285,15 @@
       ask({ type: "frame", spec: spec.python, values: request }).then(async (msg) => {
         inflight = false;
         const ms = performance.now() - sentAt;
-        if (msg.error) {
+        if (msg.stopped) {
+          status.textContent = "계산을 멈췄습니다";
+        } else if (msg.error) {
           status.textContent = `오류: ${msg.error.split("\n").filter(Boolean).pop()}`;
           stats.errors.push(msg.error);
         } else {
           await decoded(msg.result);
           drawFrame(area, msg.result);
-          status.textContent = "";
+          status.textContent = msg.result.alt;  // a polite status: the new frame is announced
           stats.frames.push({ ms, worker_ms: msg.ms, values: msg.result.values, at: performance.now() });
           root.dispatchEvent(new CustomEvent("attnlib-live-frame", { detail: msg.result }));
         }
@@ -366,7 +368,8 @@
       const built = checkCell.querySelector(".cell_output");
       if (built) built.classList.add("attnlib-live-hidden");
       const msg = await ask({ type: "exercise", code: view.state.doc.toString(), check });
-      verdict.textContent = (msg.error ? `오류: ${msg.error}` : msg.text).replace(/\n$/, "");
+      verdict.textContent = (msg.stopped ? "계산을 멈췄습니다"
+        : msg.error ? `오류: ${msg.error}` : msg.text).replace(/\n$/, "");
       run.disabled = false;
       halt.hidden = true;
     };

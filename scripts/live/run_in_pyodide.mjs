@@ -27,7 +27,7 @@ const frames = (jobs.frames || []).map((job) => {
     const values = py.toPy(job.values);
     const result = JSON.parse(mod.frame(job.spec, values));
     values.destroy();
-    const images = result.outputs.filter((o) => o.data && o.data["image/png"]).length;
+    const images = result.outputs.filter((o) => o.data && (o.data["image/webp"] || o.data["image/png"])).length;
     return { values: result.values, alt: result.alt, images, ms: performance.now() - t };
   } catch (err) {
     return { error: String(err.message || err) };

@@ -216,8 +216,9 @@ def training_curves(runs):
     for (label, h), color in zip(runs.items(), colors, strict=False):
         steps = np.arange(len(h.loss))
         axes[0].plot(steps, h.loss, color=color, label=label)
-        axes[1].plot(steps, h.p_target, color=color)
-        axes[2].plot(steps, np.asarray(h.grad_norm) + 1e-300, color=color)
+        # labelled in every panel (the legend is the first one's): the alt text names each line
+        axes[1].plot(steps, h.p_target, color=color, label=label)
+        axes[2].plot(steps, np.asarray(h.grad_norm) + 1e-300, color=color, label=label)
     axes[0].set_ylabel("손실 L")
     axes[1].set_ylabel("목표 자리의 확률 $p_4$")
     axes[2].set_ylabel(r"$\|\partial L/\partial q\|$")
@@ -281,6 +282,7 @@ class GammaFrame(plots.View):
         self.max_p.set_ydata(h.max_p)
         self.p_target.set_ydata(h.p_target)
         self.legend.get_texts()[1].set_text(f"γ = {gamma:g}")
+        self.loss.set_label(f"γ = {gamma:g}")  # what the alt text names the line
         self.title.set_text(f"점수 ÷ {self.d_k**gamma:.3g}, 시드 {seed}: "
                             f"마지막 손실 {float(h.loss[-1]):.4f}")
         self.title_p.set_text(f"마지막 최대 p {float(h.max_p[-1]):.4f}")
