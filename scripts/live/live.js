@@ -52,7 +52,7 @@
   // ------------------------------------------------------------------ the worker ----
   let worker = null;
   let readyPromise = null;
-  const bars = new Set(); // every control bar on the page shows the same progress
+  const bars = new Set(); // the bars a reader has clicked: they show the worker's progress
   const waiting = new Map(); // request id -> resolve
   let nextId = 1;
 
@@ -120,7 +120,6 @@
     const progress = el("progress", { max: "1", value: "0" });
     progress.hidden = true;
     const bar = { node: el("div", { class: "attnlib-live" }, button, progress, status), button, status, progress };
-    bars.add(bar);
     return bar;
   }
 
@@ -390,6 +389,7 @@
       const bar = makeBar("실시간 계산 켜기");
       tag.after(bar.node);
       bar.button.addEventListener("click", async () => {
+        bars.add(bar);
         bar.button.disabled = true;
         try {
           await start();
@@ -407,6 +407,7 @@
       const bar = makeBar("실시간 계산 켜기: 여기서 풀고 채점");
       stub.after(bar.node);
       bar.button.addEventListener("click", async () => {
+        bars.add(bar);
         bar.button.disabled = true;
         try {
           start().catch(() => {});
