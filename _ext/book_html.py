@@ -38,6 +38,7 @@ catalogue lacks strings the book shows (and the book's templates made translatab
 from __future__ import annotations
 
 import re
+from pathlib import Path
 
 
 def _dedupe_scripts(app, pagename, templatename, context, doctree):
@@ -97,15 +98,17 @@ _BIBLIO_ENTRY = re.compile(r'(<div class="citation" id="[^"]*") role="doc-biblio
 def _summary_label(app, pagename, templatename, context, doctree):
     body = context.get("body")
     if body and _SUMMARY_LABEL in body:
-        body = context["body"] = body.replace(_SUMMARY_LABEL, "<summary>")
+        context["body"] = body.replace(_SUMMARY_LABEL, "<summary>")
+
+
+def _bibliography_roles(app, pagename, templatename, context, doctree):
+    body = context.get("body")
     if body and 'role="doc-biblioentry"' in body:
         context["body"] = _BIBLIO_ENTRY.sub(r'\1 role="listitem"', body)
 
 
 def _theme_catalog(app):
     """Compile and add the book's booktheme.po (the theme's own catalogue is tried first)."""
-    from pathlib import Path
-
     from sphinx.util.i18n import CatalogInfo
 
     language = app.config.language
@@ -123,24 +126,22 @@ def _theme_catalog(app):
 # The theme's script ends by measuring every scrollable block at load (see above).
 _THEME_JS = ("_static", "scripts", "pydata-sphinx-theme.js")
 _THEME_TAB_STOPS = '"complete"===document.readyState?I():window.addEventListener("load",I)'
+THEME_TAB_STOPS_REMOVED = "/* book: tab stops by book.js */void 0"
 
 
 def _theme_tab_stops(app, exception):
-    from pathlib import Path
-
     from sphinx.errors import ExtensionError
 
     path = Path(app.outdir, *_THEME_JS)
     if exception or app.builder.format != "html" or not path.is_file():
         return
     text = path.read_text(encoding="utf-8")
+    if THEME_TAB_STOPS_REMOVED in text:
+        return  # already done (an incremental build)
     if _THEME_TAB_STOPS not in text:
-        if "/* book: tab stops by book.js */" in text:
-            return  # already done (an incremental build)
         raise ExtensionError(f"{'/'.join(_THEME_JS)}: the theme's tab-stop call changed; "
                              "update _ext/book_html.py and _assets/book.js")
-    path.write_text(text.replace(_THEME_TAB_STOPS, "/* book: tab stops by book.js */void 0"),
-                    encoding="utf-8")
+    path.write_text(text.replace(_THEME_TAB_STOPS, THEME_TAB_STOPS_REMOVED), encoding="utf-8")
 
 
 def setup(app):
@@ -151,6 +152,7 @@ def setup(app):
     app.connect("html-page-context", _widget_css, priority=600)
     app.connect("html-page-context", _defer_scripts, priority=600)
     app.connect("html-page-context", _summary_label, priority=600)
+    app.connect("html-page-context", _bibliography_roles, priority=600)
     app.connect("builder-inited", _theme_catalog)
     app.connect("build-finished", _theme_tab_stops)
     return {"version": "0.1", "parallel_read_safe": True, "parallel_write_safe": True}

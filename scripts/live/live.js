@@ -382,41 +382,40 @@
   }
 
   // ------------------------------------------------------------------ set up ----
+  // A bar with its button after `node`; a click disables the button, joins the bars that show
+  // the worker's progress, and runs `go(bar)`, whose failure the bar says.
+  function offer(node, label, go) {
+    const bar = makeBar(label);
+    node.after(bar.node);
+    bar.button.addEventListener("click", async () => {
+      bars.add(bar);
+      bar.button.disabled = true;
+      try {
+        await go(bar);
+      } catch (err) {
+        stats.errors.push(String(err));
+        bar.status.textContent = `실시간 계산을 켜지 못했습니다: ${err.message || err}`;
+      }
+    }, { once: true });
+  }
+
   function setUp() {
     if (!document.querySelector(`${SPEC}, .attnlib-ex-stub`)) return;
     document.head.append(el("style", { text: CSS }));
     for (const tag of document.querySelectorAll(SPEC)) {
-      const bar = makeBar("실시간 계산 켜기");
-      tag.after(bar.node);
-      bar.button.addEventListener("click", async () => {
-        bars.add(bar);
-        bar.button.disabled = true;
-        try {
-          await start();
-          await goLiveExplorer(tag, bar);
-        } catch (err) {
-          stats.errors.push(String(err));
-          bar.status.textContent = `실시간 계산을 켜지 못했습니다: ${err.message || err}`;
-        }
-      }, { once: true });
+      offer(tag, "실시간 계산 켜기", async (bar) => {
+        await start();
+        await goLiveExplorer(tag, bar);
+      });
     }
     for (const stub of document.querySelectorAll(".cell.attnlib-ex-stub")) {
       const key = [...stub.classList].find((c) => c.startsWith("attnlib-ex-id-"));
       const check = key && document.querySelector(`.cell.attnlib-ex-check.${key}`);
       if (!check) continue;
-      const bar = makeBar("실시간 계산 켜기: 여기서 풀고 채점");
-      stub.after(bar.node);
-      bar.button.addEventListener("click", async () => {
-        bars.add(bar);
-        bar.button.disabled = true;
-        try {
-          start().catch(() => {});
-          await goLiveExercise(stub, check, key.slice("attnlib-ex-id-".length), bar);
-        } catch (err) {
-          stats.errors.push(String(err));
-          bar.status.textContent = `실시간 계산을 켜지 못했습니다: ${err.message || err}`;
-        }
-      }, { once: true });
+      offer(stub, "실시간 계산 켜기: 여기서 풀고 채점", (bar) => {
+        start().catch(() => {});  // the editor opens at once; running waits for Python
+        return goLiveExercise(stub, check, key.slice("attnlib-ex-id-".length), bar);
+      });
     }
   }
 

@@ -418,3 +418,31 @@ def test_page_sizes_counts_the_fonts_a_page_uses_and_fails_over_budget(tmp_path,
     big.write_bytes(b'<script type="application/vnd.jupyter.widget-state+json"></script>' + noise)
     assert sizes.main([str(tmp_path)]) == 1
     assert "big.html" in capsys.readouterr().err
+
+
+def test_theme_tab_stop_pass_is_removed_or_the_build_fails(tmp_path):
+    """_ext/book_html.py takes the theme's whole-page tab-stop pass out of the installed
+    theme's own script (book.js does that job), and stops the build when that script changed."""
+    import types
+
+    import pydata_sphinx_theme
+    from sphinx.errors import ExtensionError
+
+    spec = importlib.util.spec_from_file_location("book_html", ROOT / "_ext" / "book_html.py")
+    book_html = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(book_html)
+    theme_js = (Path(pydata_sphinx_theme.__file__).parent / "theme" / "pydata_sphinx_theme"
+                / "static" / "scripts" / "pydata-sphinx-theme.js")
+    out = tmp_path.joinpath(*book_html._THEME_JS)
+    out.parent.mkdir(parents=True)
+    out.write_text(theme_js.read_text(encoding="utf-8"), encoding="utf-8")
+    app = types.SimpleNamespace(outdir=str(tmp_path), builder=types.SimpleNamespace(format="html"))
+    book_html._theme_tab_stops(app, None)
+    patched = out.read_text(encoding="utf-8")
+    assert book_html.THEME_TAB_STOPS_REMOVED in patched
+    assert 'addEventListener("load",I)' not in patched
+    book_html._theme_tab_stops(app, None)  # a second build leaves it as it is
+    assert out.read_text(encoding="utf-8") == patched
+    out.write_text("(()=>{})();", encoding="utf-8")  # a theme whose code changed
+    with pytest.raises(ExtensionError, match="tab-stop call changed"):
+        book_html._theme_tab_stops(app, None)

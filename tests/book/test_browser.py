@@ -131,6 +131,17 @@ RENDER_ALL = (".bd-article section > :not(section) "
               "{ content-visibility: visible !important; contain: layout style paint !important; }")
 
 
+def _eventually(page, js: str, arg=None, timeout: int = 5_000) -> None:
+    """Waits up to ``timeout`` ms for ``js`` to hold in the page and returns either way: the
+    assertion that follows says what did not happen."""
+    from playwright.sync_api import TimeoutError as PlaywrightTimeout
+
+    try:
+        page.wait_for_function(js, arg=arg, timeout=timeout)
+    except PlaywrightTimeout:
+        pass
+
+
 def formulas_measured(page):
     """Waits for book.js to have measured every formula (which ones scroll, and so take the
     keyboard focus): it does so in idle moments after the page has loaded or resized."""
@@ -616,11 +627,8 @@ def _check_number_box(page, rel, slider, el, labels, index, shown):
                           "/*[contains(@class, 'book-live')]")
     # announced 350 ms after the last change (a drag speaks where it stops, access.js); the
     # region may still hold the refusals' words until then
-    try:
-        page.wait_for_function("([el, label]) => el.textContent.includes(label)",
-                               arg=[live.element_handle(), labels[target]], timeout=5_000)
-    except Exception:
-        pass
+    _eventually(page, "([el, label]) => el.textContent.includes(label)",
+                [live.element_handle(), labels[target]])
     assert labels[target] in live.text_content(), f"{rel}: the change is not announced"
     return moved
 
@@ -909,9 +917,6 @@ def test_print_opens_code_and_keeps_explorers_whole(visit):
     page.set_viewport_size({"width": 794, "height": 1123})  # A4 at 96 px per inch
     page.emulate_media(media="print")
     # book.js fits each formula as it measures it (after the media change, in idle moments)
-    try:
-        page.wait_for_function(f"() => ({scrolls})().length === 0", timeout=10_000)
-    except Exception:
-        pass
+    _eventually(page, f"() => ({scrolls})().length === 0", timeout=10_000)
     assert not page.evaluate(scrolls), "a printed formula is wider than the column"
     _assert_clean(v, rel)
