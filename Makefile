@@ -17,7 +17,7 @@ $(STAMP): requirements.txt lib/pyproject.toml
 # JavaScript and CSS for the offline book (widget manager bundle, KaTeX's CSS and fonts) from npm.
 vendor: _assets/vendor/.stamp
 _assets/vendor/.stamp: package.json package-lock.json scripts/vendor_js.sh $(wildcard scripts/widgets/*) \
-	    $(wildcard scripts/live/*.js) scripts/live/build.mjs scripts/bundle_report.mjs
+	    $(wildcard scripts/live/*.js) $(wildcard scripts/live/*.mjs) scripts/bundle_report.mjs
 	bash scripts/vendor_js.sh
 	touch $@
 
@@ -26,7 +26,8 @@ _assets/vendor/.stamp: package.json package-lock.json scripts/vendor_js.sh $(wil
 # distribution; a file whose sha256 differs from Pyodide's official lock stops the build.
 LIVE_PYODIDE := _build/live/pyodide
 pyodide: venv $(LIVE_PYODIDE)/manifest.json
-$(LIVE_PYODIDE)/manifest.json: scripts/live/fetch_pyodide.py _assets/vendor/.stamp
+$(LIVE_PYODIDE)/manifest.json: scripts/live/fetch_pyodide.py scripts/live/font_cache.mjs \
+	    _assets/vendor/.stamp
 	$(BIN)/python scripts/live/fetch_pyodide.py $(LIVE_PYODIDE)
 
 # The book: every notebook executed, frozen sliders precomputed, warnings are errors; then

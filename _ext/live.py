@@ -7,11 +7,16 @@
   ``vendor/live/live.js`` (a few kB: the button; nothing else is fetched before a click).
 - After the build: ``_static/live/`` receives Pyodide's files (``live_pyodide_dir``, filled
   by ``make pyodide`` from pinned sources with every sha256 checked) and attnlib as a wheel
-  built now from ``lib/`` (pure Python), with ``manifest.json`` naming the wheels to load.
+  built now from ``lib/`` (pure Python), with ``manifest.json`` naming the wheels to load,
+  and ``bytecode.zip``: the modules that every explorer's first frame and every exercise
+  import, compiled once in Pyodide under Node (``scripts/live/bytecode.mjs``), so that a
+  reader's browser does not compile them.
 """
 
 from __future__ import annotations
 
+import hashlib
+import html
 import json
 import re
 import shutil
@@ -22,9 +27,35 @@ from pathlib import Path
 
 from docutils import nodes
 from sphinx.errors import ExtensionError
+from sphinx.util import logging
+
+logger = logging.getLogger(__name__)
 
 EXERCISE_CELL = re.compile(r"^ex-(\d+-\d+)-(stub|check)$")
 LIVE_MIME = "application/vnd.attnlib.live+json"
+SPEC = re.compile(r'<script type="application/vnd\.attnlib\.live\+json">(.*?)</script>', re.S)
+ROOT = Path(__file__).resolve().parents[1]
+
+
+def page_specs(text: str) -> list[dict]:
+    """The live specs a built page carries, in page order."""
+    return [json.loads(html.unescape(m) if "&quot;" in m else m) for m in SPEC.findall(text)]
+
+
+def exercises(chapters: Path) -> list[dict]:
+    """Each exercise's id, stub, checker call and solution, from the chapters' cells."""
+    import nbformat
+
+    out = []
+    for path in sorted(chapters.glob("*/*.ipynb")):
+        cells = {c.get("id"): c for c in nbformat.read(path, as_version=4).cells}
+        for cid, cell in cells.items():
+            m = re.match(r"ex-(\d+-\d+)-stub$", cid or "")
+            if m:
+                k = m.group(1)
+                out.append({"id": k, "stub": cell.source, "check": cells[f"ex-{k}-check"].source,
+                            "solution": cells[f"ex-{k}-sol"].source})
+    return out
 
 
 def _mark_exercise_cells(app, doctree):
@@ -51,7 +82,7 @@ def _page_script(app, pagename, templatename, context, doctree):
 
 
 def _wheel(out: Path) -> str:
-    lib = Path(__file__).resolve().parents[1] / "lib"
+    lib = ROOT / "lib"
     with tempfile.TemporaryDirectory() as tmp:
         subprocess.run(
             [sys.executable, "-m", "pip", "wheel", "--no-deps", "--no-build-isolation", "-q",
@@ -77,6 +108,27 @@ def _copy_runtime(app, exception):
     fontlist = "pyodide/fontlist.json" if "fontlist.json" in pyodide else None
     manifest = {"wheels": wheels, "fontlist": fontlist}
     (out / "manifest.json").write_text(json.dumps(manifest, indent=1) + "\n")
+    manifest["bytecode"] = _bytecode(Path(app.outdir), out)
+    (out / "manifest.json").write_text(json.dumps(manifest, indent=1) + "\n")
+
+
+def _bytecode(html_dir: Path, out: Path) -> dict:
+    """bytecode.zip: what the jobs below import, compiled (scripts/live/bytecode.mjs)."""
+    frames = [{"spec": spec["python"],
+               "values": {c["name"]: {"index": c["initial"]} for c in spec["controls"]}}
+              for page in sorted(html_dir.rglob("*.html"))
+              for spec in page_specs(page.read_text(encoding="utf-8"))]
+    jobs = [{"code": e["stub"], "check": e["check"]} for e in exercises(ROOT / "chapters")]
+    with tempfile.TemporaryDirectory() as tmp:
+        path = Path(tmp) / "jobs.json"
+        path.write_text(json.dumps({"frames": frames, "exercises": jobs}), encoding="utf-8")
+        done = subprocess.run(["node", str(ROOT / "scripts" / "live" / "bytecode.mjs"), str(out),
+                               str(path)], capture_output=True, text=True)
+    if done.returncode != 0:
+        raise ExtensionError(f"live: bytecode.mjs failed:\n{done.stderr[-3000:]}")
+    logger.info(done.stdout.strip())
+    data = (out / "bytecode.zip").read_bytes()
+    return {"path": "bytecode.zip", "sha256": hashlib.sha256(data).hexdigest()}
 
 
 def setup(app):

@@ -4,20 +4,14 @@
 // JOBS.json: {"frames": [{"spec": <spec.python>, "values": {...}}, ...],
 //             "exercises": [{"code": ..., "check": ...}, ...]}
 // RESULTS.json: {"frames": [{"values", "images", "ms"} | {"error"}], "exercises": [text, ...],
-//                "load_ms": ...}
+//                "load_ms": ..., "bytecode": {"used": N, "compiled": [module, ...]}}
 import fs from "node:fs";
 import path from "node:path";
-import { createRequire } from "node:module";
+import { nodeLive } from "./node_live.mjs";
 
 const [root, jobsFile] = process.argv.slice(2);
-const live = path.join(root, "_static", "live");
-const { loadPyodide } = createRequire(import.meta.url)(path.resolve(live, "pyodide", "pyodide.js"));
 const t0 = performance.now();
-const py = await loadPyodide({ indexURL: path.join(live, "pyodide") + "/", env: { MPLBACKEND: "agg" } });
-await py.loadPackage(["numpy", "matplotlib", "pillow"], { messageCallback: () => {} });
-const manifest = JSON.parse(fs.readFileSync(path.join(live, "manifest.json"), "utf8"));
-await py.loadPackage(manifest.wheels.map((w) => path.join(live, w)), { messageCallback: () => {} });
-py.runPython("import attnlib.live as live\nlive.browser_setup()");
+const { py } = await nodeLive(path.join(root, "_static", "live"));
 const mod = py.pyimport("attnlib.live");
 const load_ms = performance.now() - t0;
 const jobs = JSON.parse(fs.readFileSync(jobsFile, "utf8"));
@@ -34,4 +28,28 @@ const frames = (jobs.frames || []).map((job) => {
   }
 });
 const exercises = (jobs.exercises || []).map((job) => mod.run_exercise(job.code, job.check));
-process.stdout.write(JSON.stringify({ load_ms, frames, exercises }));
+// Which imported modules ran from the book's bytecode.zip, and which Python compiled here.
+const bytecode = JSON.parse(py.runPython(`
+import importlib.util, json, sys
+
+used, compiled = [], []
+for name, mod in sorted(sys.modules.items()):
+    spec = getattr(mod, "__spec__", None)
+    origin = getattr(spec, "origin", None) or ""
+    if not origin.endswith((".py", ".pyc")):
+        continue
+    archive = getattr(spec.loader, "archive", None)  # a zipimporter's
+    if archive is not None:
+        ok = archive.endswith("-bytecode.zip")
+    else:
+        try:
+            with open(importlib.util.cache_from_source(origin), "rb") as fh:
+                head = fh.read(16)
+            with open(origin, "rb") as fh:
+                ok = head[4:8] == b"\\x03\\0\\0\\0" and head[8:16] == importlib.util.source_hash(fh.read())
+        except OSError:
+            ok = False
+    (used if ok else compiled).append(name)
+json.dumps({"used": len(used), "compiled": compiled})
+`));
+process.stdout.write(JSON.stringify({ load_ms, frames, exercises, bytecode }));

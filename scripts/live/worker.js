@@ -7,42 +7,29 @@
 //               {type: "exercise", id, code, check}          -> exercise {id, text | error}
 // Python runs one message at a time; the page keeps at most one frame per explorer queued.
 /* global importScripts, loadPyodide */
+import { startPython } from "./start.mjs";
+
 let py = null;
 let live = null;
 
 const T0 = performance.now();
-function progress(text, fraction) {
-  self.postMessage({ type: "progress", text, fraction, ms: performance.now() - T0 });
+function progress(text, fraction, detail) {
+  self.postMessage({ type: "progress", text: detail ? `${text} (${detail})` : text, fraction,
+                     ms: performance.now() - T0 });
 }
 
 async function init(base) {
   const t0 = performance.now();
   const manifest = await (await fetch(base + "manifest.json")).json();
-  progress("Python(Pyodide) 불러오는 중", 0.05);
+  const read = async (rel) => {
+    const response = await fetch(base + rel);
+    if (!response.ok) throw new Error(`${rel}: HTTP ${response.status}`);
+    return new Uint8Array(await response.arrayBuffer());
+  };
   importScripts(base + "pyodide/pyodide.js");
-  const fontlist = manifest.fontlist && fetch(base + manifest.fontlist).then((r) => r.arrayBuffer());
-  py = await loadPyodide({ indexURL: base + "pyodide/", env: { MPLBACKEND: "agg" } });
-  progress("NumPy, matplotlib 불러오는 중", 0.35);
-  let loaded = 0;
-  const names = ["numpy", "matplotlib", "pillow"];
-  await py.loadPackage(names, {
-    messageCallback: (msg) => {
-      if (msg.startsWith("Loaded")) loaded += 1;
-      progress(`NumPy, matplotlib 불러오는 중 (${msg.replace(/^Loading /, "")})`,
-               0.35 + 0.4 * Math.min(1, loaded / 12));
-    },
-    errorCallback: (msg) => console.warn(msg),
-  });
-  if (fontlist) { // matplotlib's font list, made at build time (scripts/live/font_cache.mjs)
-    const site = py.runPython("import sysconfig; sysconfig.get_path('purelib')");
-    py.FS.writeFile(`${site}/matplotlib/fontlist.json`, new Uint8Array(await fontlist));
-  }
-  progress("attnlib 불러오는 중", 0.8);
-  await py.loadPackage(manifest.wheels.map((w) => base + w), { messageCallback: () => {} });
-  progress("attnlib 준비 중", 0.9);
-  py.runPython("import attnlib.live as live\nlive.browser_setup()");
+  py = await startPython({ loadPyodide, indexURL: base + "pyodide/", url: (rel) => base + rel,
+                           read, manifest, progress });
   live = py.pyimport("attnlib.live");
-  progress("준비됨", 1);
   self.postMessage({ type: "ready", ms: performance.now() - t0 });
 }
 

@@ -17,7 +17,6 @@ Run after ``make book`` (which runs ``make pyodide``): ``pytest tests -m browser
 from __future__ import annotations
 
 import functools
-import html
 import http.server
 import json
 import os
@@ -33,7 +32,6 @@ from test_browser import HTML, PAGES, ROOT, _missing, _QuietHandler, browser  # 
 pytestmark = pytest.mark.browser
 
 LIVE_MIME = "application/vnd.attnlib.live+json"
-SPEC = re.compile(r'<script type="application/vnd\.attnlib\.live\+json">(.*?)</script>', re.S)
 LIVE_TIMEOUT_MS = 180_000  # loading Pyodide on a busy 2-core machine
 
 # Long tasks on the main thread, from the moment the page asks for them (window.__longtasks).
@@ -275,14 +273,21 @@ def test_exercise_goes_live(live_visit):
 # ------------------------------------------------------- every explorer, every exercise ----
 
 
+@functools.cache
+def _ext_live():
+    """_ext/live.py, the book's extension: how the build reads specs and exercises."""
+    import importlib.util
+
+    spec = importlib.util.spec_from_file_location("book_live_ext", ROOT / "_ext" / "live.py")
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
 def _specs() -> list[tuple[str, int, dict]]:
-    out = []
-    for rel in PAGES:
-        text = (HTML / rel).read_text(encoding="utf-8")
-        for k, m in enumerate(SPEC.finditer(text)):
-            out.append((rel, k, json.loads(html.unescape(m.group(1)) if "&quot;" in m.group(1)
-                                          else m.group(1))))
-    return out
+    read = _ext_live().page_specs
+    return [(rel, k, spec) for rel in PAGES
+            for k, spec in enumerate(read((HTML / rel).read_text(encoding="utf-8")))]
 
 
 def _between(control: dict):
@@ -347,18 +352,7 @@ def test_every_exercise_stub_is_marked():
 
 def _exercises() -> list[dict]:
     """Each exercise's stub, checker call and solution, from the chapters' cells."""
-    import nbformat
-
-    out = []
-    for path in sorted((ROOT / "chapters").glob("*/*.ipynb")):
-        cells = {c.get("id"): c for c in nbformat.read(path, as_version=4).cells}
-        for cid, cell in cells.items():
-            m = re.match(r"ex-(\d+-\d+)-stub$", cid or "")
-            if m:
-                k = m.group(1)
-                out.append({"id": k, "stub": cell.source, "check": cells[f"ex-{k}-check"].source,
-                            "solution": cells[f"ex-{k}-sol"].source})
-    return out
+    return _ext_live().exercises(ROOT / "chapters")
 
 
 def test_every_explorer_and_exercise_runs_in_pyodide(tmp_path):
@@ -385,6 +379,15 @@ def test_every_explorer_and_exercise_runs_in_pyodide(tmp_path):
     assert proc.returncode == 0, proc.stderr[-3000:]
     results = json.loads(proc.stdout)
     print(f"\nPyodide loaded in {results['load_ms'] / 1000:.1f} s (Node)")
+    # The book's bytecode.zip (scripts/live/bytecode.mjs) is what the worker's Python runs:
+    # Pyodide's own start, NumPy and matplotlib were not compiled here.
+    code = results["bytecode"]
+    print(f"  modules from bytecode.zip: {code['used']}; compiled here: {len(code['compiled'])} "
+          f"{code['compiled'][:20]}")
+    for name in ("pyodide", "json", "numpy", "numpy.linalg", "matplotlib.figure",
+                 "matplotlib.backends.backend_agg", "PIL.Image", "attnlib.live"):
+        assert name not in code["compiled"], f"{name}: compiled in Pyodide, not from bytecode.zip"
+    assert code["used"] > 300, code
     for (rel, k, _), frame in zip(specs, results["frames"], strict=True):
         assert "error" not in frame, f"{rel} explorer {k}: {frame.get('error')}"
         assert frame["images"] >= 1, f"{rel} explorer {k}: no picture"
