@@ -52,6 +52,8 @@
   // ------------------------------------------------------------------ the worker ----
   let worker = null;
   let readyPromise = null;
+  let abortStart = null; // rejects readyPromise while Python is loading (stop())
+  const STOPPED = new Error("계산을 멈췄습니다");
   const bars = new Set(); // the bars a reader has clicked: they show the worker's progress
   const waiting = new Map(); // request id -> resolve
   let nextId = 1;
@@ -68,6 +70,11 @@
     if (readyPromise) return readyPromise;
     stats.clicked = performance.now();
     readyPromise = new Promise((resolve, reject) => {
+      if (location.protocol === "file:") { // browsers refuse a Web Worker to a page opened as a file
+        reject(new Error("책을 웹 서버로 열어야 켜집니다(파일로 연 페이지에서는 브라우저가 막습니다)"));
+        return;
+      }
+      abortStart = reject;
       worker = new Worker(new URL("worker.js", HERE));
       worker.onmessage = (event) => {
         const msg = event.data;
@@ -78,10 +85,12 @@
         else if (msg.type === "ready") {
           stats.ready = performance.now();
           showProgress("실시간 계산 켜짐", 1, true);
+          abortStart = null;
           resolve();
         } else if (msg.type === "failed") {
           stats.errors.push(msg.error);
           showProgress(`불러오지 못했습니다: ${msg.error}`, null, true);
+          abortStart = null;
           reject(new Error(msg.error));
         } else if (waiting.has(msg.id)) {
           waiting.get(msg.id)(msg);
@@ -93,8 +102,13 @@
     return readyPromise;
   }
 
+  // A request's answer; {stopped: true} or {error} when Python was stopped or failed to load.
   async function ask(message) {
-    await start(); // again after stop(): a fresh worker
+    try {
+      await start(); // again after stop(): a fresh worker
+    } catch (err) {
+      return err === STOPPED ? { stopped: true } : { error: String(err.message || err) };
+    }
     const id = nextId++;
     return new Promise((resolve) => {
       waiting.set(id, resolve);
@@ -109,6 +123,8 @@
     worker.terminate();
     worker = null;
     readyPromise = null;
+    if (abortStart) abortStart(STOPPED); // a stop while Python was still loading
+    abortStart = null;
     for (const resolve of waiting.values()) resolve({ stopped: true });
     waiting.clear();
     showProgress("계산을 멈췄습니다. 다시 실행하면 Python 을 새로 불러옵니다.", null, true);
