@@ -54,6 +54,8 @@
   let readyPromise = null;
   let abortStart = null; // rejects readyPromise while Python is loading (stop())
   const STOPPED = new Error("계산을 멈췄습니다");
+  // A page opened from disk: browsers refuse it a Web Worker and a module import.
+  const FILE_PAGE = "책을 웹 서버로 열어야 켜집니다(파일로 연 페이지에서는 브라우저가 막습니다)";
   const bars = new Set(); // the bars a reader has clicked: they show the worker's progress
   const waiting = new Map(); // request id -> resolve
   let nextId = 1;
@@ -70,8 +72,8 @@
     if (readyPromise) return readyPromise;
     stats.clicked = performance.now();
     readyPromise = new Promise((resolve, reject) => {
-      if (location.protocol === "file:") { // browsers refuse a Web Worker to a page opened as a file
-        reject(new Error("책을 웹 서버로 열어야 켜집니다(파일로 연 페이지에서는 브라우저가 막습니다)"));
+      if (location.protocol === "file:") {
+        reject(new Error(FILE_PAGE));
         return;
       }
       abortStart = reject;
@@ -407,6 +409,7 @@
       bars.add(bar);
       bar.button.disabled = true;
       try {
+        if (location.protocol === "file:") throw new Error(FILE_PAGE);
         await go(bar);
       } catch (err) {
         stats.errors.push(String(err));

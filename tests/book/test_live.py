@@ -37,6 +37,7 @@ from test_browser import HTML, PAGES, ROOT, _missing, _QuietHandler, browser  # 
 pytestmark = pytest.mark.browser
 
 LIVE_MIME = "application/vnd.attnlib.live+json"
+EXERCISE_BUTTON = ".attnlib-ex-stub + .attnlib-live .attnlib-live-on"
 LIVE_TIMEOUT_MS = 180_000  # loading Pyodide on a busy 2-core machine
 
 # Long tasks on the main thread, from the moment the page asks for them (window.__longtasks).
@@ -245,7 +246,7 @@ def test_exercise_goes_live(live_visit):
     v = live_visit(rel)
     page = v.page
     assert not v.live_requests()
-    button = page.locator(".attnlib-ex-stub + .attnlib-live .attnlib-live-on").first
+    button = page.locator(EXERCISE_BUTTON).first
     button.scroll_into_view_if_needed()
     clicked = time.perf_counter()
     button.click()
@@ -277,7 +278,7 @@ def test_exercise_goes_live(live_visit):
     assert text.startswith("✘ check.softmax_vjp"), text
     assert "힌트: r 을 P 없이 구했습니다" in text, text
     page.reload(wait_until="load")
-    page.locator(".attnlib-ex-stub + .attnlib-live .attnlib-live-on").first.click()
+    page.locator(EXERCISE_BUTTON).first.click()
     editor = page.locator(".attnlib-live-editor .cm-content").first
     editor.wait_for(timeout=30_000)
     assert "U.mean(-1, keepdims=True)" in editor.inner_text(), "the code did not survive a reload"
@@ -290,7 +291,7 @@ def test_stop_while_python_loads_then_run_again(live_visit):
     next run loads Python again and grades."""
     v = live_visit(_page("08_row_rule.html"))
     page = v.page
-    page.locator(".attnlib-ex-stub + .attnlib-live .attnlib-live-on").first.click()
+    page.locator(EXERCISE_BUTTON).first.click()
     editor = page.locator(".attnlib-live-editor .cm-content").first
     editor.wait_for(timeout=30_000)
     _type(page, editor, CORRECT)
@@ -312,18 +313,20 @@ def test_stop_while_python_loads_then_run_again(live_visit):
 
 
 def test_a_page_opened_as_a_file_says_why_live_is_off(browser):  # noqa: F811
-    """A page opened from disk (file://) cannot start a Web Worker: the bar says, in Korean,
-    that the book must be served."""
+    """A page opened from disk (file://) cannot start a Web Worker or import the editor: an
+    explorer's bar and an exercise's say, in Korean, that the book must be served."""
     context = browser.new_context()
     try:
         page = context.new_page()
-        page.goto((HTML / _page("01_variance.html")).as_uri(), wait_until="load")
-        page.locator(".attnlib-live-on").first.click()
-        status = page.locator(".attnlib-live-on + progress + *").first
-        page.wait_for_function(
-            "() => /웹 서버로 열어야/.test(document.querySelector('.attnlib-live').textContent)",
-            timeout=10_000)
-        assert "Failed to construct" not in status.inner_text()
+        for rel, button in (("01_variance.html", ".attnlib-live-on"),
+                            ("08_row_rule.html", EXERCISE_BUTTON)):
+            page.goto((HTML / _page(rel)).as_uri(), wait_until="load")
+            page.locator(button).first.click()
+            bar = page.locator(button).first.locator("xpath=..")
+            page.wait_for_function(
+                "(bar) => /웹 서버로 열어야/.test(bar.textContent)", arg=bar.element_handle(),
+                timeout=10_000)
+            assert "Failed" not in bar.inner_text(), bar.inner_text()
     finally:
         context.close()
 
