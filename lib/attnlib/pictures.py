@@ -328,8 +328,10 @@ def _num(v) -> str:
         return "NaN" if np.isnan(v) else ("∞" if v > 0 else "−∞")
     if v == 0:
         return "0"
-    if abs(v) >= 1e4 or abs(v) < 1e-3:
+    if abs(v) >= 1e6 or abs(v) < 1e-3:
         return f"{v:.2e}"
+    if abs(v) >= 1e3:  # 1024, 16384: whole, as a reader says them (not 1.02e+03)
+        return f"{v:.0f}"
     return f"{v:.3g}"
 
 
@@ -399,7 +401,8 @@ def describe_axes(ax, extra=()) -> str:
         label = c.get_label()
         head = f"막대 {len(c.patches)}개" + (f" ({plain_text(label)})" if label and
                                             not label.startswith("_") else "")
-        bits.append(f"{head} — " + ", ".join(items))
+        more = f" … 외 {len(c.patches) - 16}개" if len(c.patches) > 16 else ""
+        bits.append(f"{head} — " + ", ".join(items) + more)
     for im in ax.images:
         if not im.get_visible():
             continue
@@ -413,6 +416,10 @@ def describe_axes(ax, extra=()) -> str:
             rows = "; ".join(f"{names.get(float(i), i)}행: " + " ".join(t[i * m:(i + 1) * m])
                              for i in range(n))
             text += f", 칸의 수 — {rows}"
+        legend = ax.get_legend()
+        if legend is not None:  # the colours' meanings, as the legend under the map says
+            names = [plain_text(t.get_text()) for t in legend.get_texts() if t.get_text()]
+            text += f", 색의 뜻 — {', '.join(names)}" if names else ""
         bits.append(text)
     for patch in ax.patches:
         if isinstance(patch, StepPatch) and patch.get_visible():
@@ -432,7 +439,10 @@ def describe_axes(ax, extra=()) -> str:
         if not ok.any():
             continue
         label = ln.get_label()
-        name = plain_text(label) if label and not label.startswith("_") else ""
+        # a line's name: its legend label, else its gid (a reference line's meaning, which
+        # a legend would not list: 「균등 분포 1/6」)
+        name = (plain_text(label) if label and not label.startswith("_")
+                else plain_text(ln.get_gid() or ""))
         if ax.images and not name:
             continue  # marks drawn over a heat map (crosses): the figure's alt names them
         if ln.get_transform() != ax.transData:

@@ -67,6 +67,14 @@ def test_text_too_small_for_a_phone_fails_in_the_book():
 def test_mathtext_reads_as_plain_text():
     assert pictures.plain_text(r"$\Vert\partial L/\partial K\Vert$") == "‖∂L/∂K‖"
     assert pictures.plain_text(r"$q\cdot k\,/\sqrt{d_k}$") == "q·k /√d_k"
+    # a power of ten alone (a log axis's tick) reads as its number, whole from 1000 up
+    assert [pictures.plain_text(f"$10^{{{k}}}$") for k in (-4, 0, 3, 4)] == [
+        "1.00e-04", "1", "1000", "10000"]
+
+
+def test_numbers_in_alt_text_read_as_a_reader_says_them():
+    assert [pictures._num(v) for v in (0.5, 22.627, 512, 1024, 4096.4, 16384, 2.5e6)] == [
+        "0.5", "22.6", "512", "1024", "4096", "16384", "2.50e+06"]
 
 
 class _Titles(plots.View):

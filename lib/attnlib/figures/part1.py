@@ -44,7 +44,7 @@ def _prob_bars(ax, p, color):
     """Bars of p_j with the value over each bar; returns (bars, labels) to update in place."""
     m = len(p)
     bars = ax.bar(np.arange(1, m + 1), p, color=color, width=0.7)
-    ax.axhline(1 / m, color=plots.COLORS["muted"], ls=":", lw=1)
+    ax.axhline(1 / m, color=plots.COLORS["muted"], ls=":", lw=1, gid=f"균등 분포 1/{m}")
     ax.set_ylim(0, 1.12)
     ax.set_xticks(np.arange(1, m + 1))
     ax.set_xlabel("자리 j")
@@ -172,7 +172,7 @@ class JacobianCurves(plots.View):
         fig, (ax_j, ax_h) = plots.new_figure(7.6, 3, ncols=2, sharex=True)
         super().__init__(fig)
         ax_j.plot(alphas, stats.jacobian_max, color=_RAW)
-        ax_j.axhline(0.25, color=plots.COLORS["muted"], ls=":", lw=1)
+        ax_j.axhline(0.25, color=plots.COLORS["muted"], ls=":", lw=1, gid="꼭대기 1/4")
         ax_j.set_ylabel("최대 |J|")
         ax_j.set_ylim(0, 0.27)
         ax_h.plot(alphas, stats.entropy, color=_SCALED)
@@ -183,9 +183,9 @@ class JacobianCurves(plots.View):
             ax.set_xlabel("배수 α (로그 축)")
             ax.spines[["top", "right"]].set_visible(False)
             if peak is not None:
-                ax.axvline(peak, color=plots.COLORS["accent"], ls="--", lw=1)
+                ax.axvline(peak, color=plots.COLORS["accent"], ls="--", lw=1, gid="꼭대기 α*")
             for a, label in marks:
-                ax.axvline(a, color=plots.COLORS["muted"], ls="--", lw=1)
+                ax.axvline(a, color=plots.COLORS["muted"], ls="--", lw=1, gid=label)
                 ax.text(a, ax.get_ylim()[1], label, rotation=90, ha="right", va="top", fontsize=9)
         ax_j.set_xlim(alphas.min() / 1.15, alphas.max() * 1.15)  # room for the dot at either end
         self.dot_j, = self.track(ax_j.plot([], [], "o", color="black"))

@@ -37,7 +37,7 @@ class GradcheckView(View):
         self.bars = self.track(ax.bar(_GRADS, [1.0] * 3))
         _log_y(ax)
         ax.set_ylim(1e-13, 3)
-        ax.axhline(threshold, color=COLORS["muted"], ls="--", lw=1)
+        ax.axhline(threshold, color=COLORS["muted"], ls="--", lw=1, gid="통과 기준")
         ax.text(2.45, threshold * 1.6, "통과 기준", ha="right", fontsize=8, color=COLORS["muted"])
         self.labels = [self.track(ax.text(b.get_x() + b.get_width() / 2, 1.0, "", ha="center",
                                           fontsize=8)) for b in self.bars]

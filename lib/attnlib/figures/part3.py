@@ -41,9 +41,10 @@ class OnlineStepView(plots.View):
         j = np.arange(len(s0))
         self.bars = self.track(ax.bar(j, s0, color=_PENDING, width=0.8))
         for b in steps0.stop[:-1]:
-            ax.axvline(b - 0.5, color="0.75", lw=0.6)
-        self.m_line = self.track(ax.axhline(0, color=C["theory"], ls="--", lw=1.4))
-        self.prev_line = self.track(ax.axhline(0, color=C["theory"], ls=":", lw=1.0, alpha=0.7))
+            ax.axvline(b - 0.5, color="0.75", lw=0.6, gid="블록 경계")
+        self.m_line = self.track(ax.axhline(0, color=C["theory"], ls="--", lw=1.4, gid="s_max"))
+        self.prev_line = self.track(ax.axhline(0, color=C["theory"], ls=":", lw=1.0, alpha=0.7,
+                                               gid="이전 s_max"))
         s_all = np.concatenate([[0.0], *(s for s, _ in self.runs.values())])
         pad = 0.05 * (s_all.max() - s_all.min())
         ax.set_ylim(s_all.min() - pad, s_all.max() + pad)  # every order's scores fit
