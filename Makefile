@@ -75,7 +75,7 @@ nbval-portable: venv
 	$(PORTABLE_ENV) $(NBVAL)
 
 browser: venv
-	$(BIN)/python -m pytest tests -m browser -q -p no:cacheprovider
+	$(BIN)/python -m pytest tests -m browser -q -p no:cacheprovider --durations=10
 
 colab: venv
 	$(BIN)/python -m pytest tests -m colab -q -p no:cacheprovider -n 2 --dist loadgroup --durations=5
