@@ -430,6 +430,7 @@ def describe_axes(ax, extra=()) -> str:
                             f"{_num(edges[-1])}, 가장 높은 계급 {_num(edges[k])}…"
                             f"{_num(edges[k + 1])})")
     lines = [ln for ln in ax.lines if isinstance(ln, Line2D) and ln.get_visible()]
+    refs = {}  # (kind, name, axis) -> positions of reference lines
     described = 0
     spans = {"x": [], "y": []}  # the values the lines take, for the axes' ranges
     for ln in lines:
@@ -446,11 +447,12 @@ def describe_axes(ax, extra=()) -> str:
         if ax.images and not name:
             continue  # marks drawn over a heat map (crosses): the figure's alt names them
         if ln.get_transform() != ax.transData:
-            # axhline / axvline: one coordinate in data, the other across the axes
+            # axhline / axvline: one coordinate in data, the other across the axes; lines of
+            # one name together (「세로선 블록 경계 5개: x = 3.5, 7.5, …」)
             if np.allclose(y[ok], y[ok][0]) and not np.allclose(x[ok], x[ok][0]):
-                bits.append(f"가로 기준선 {name} y = {_num(y[ok][0])}".replace("  ", " "))
+                refs.setdefault(("가로 기준선", name, "y"), []).append(_num(y[ok][0]))
             elif np.allclose(x[ok], x[ok][0]):
-                bits.append(f"세로선 {name} x = {_num(x[ok][0])}".replace("  ", " "))
+                refs.setdefault(("세로선", name, "x"), []).append(_num(x[ok][0]))
             continue
         if described >= 8:
             continue
@@ -468,6 +470,9 @@ def describe_axes(ax, extra=()) -> str:
         text = (f"선 {name}: x {_num(x[0])}에서 {_num(x[-1])}까지, y {_num(y[0])} → {_num(y[-1])}"
                 f" ({low}최대 {_num(y[k_max])}, x = {_num(x[k_max])})")
         bits.append(text.replace("선 :", "선:"))
+    for (kind, name, which), at in refs.items():
+        count = f" {len(at)}개:" if len(at) > 1 else ""
+        bits.append(f"{kind} {name}{count} {which} = {', '.join(at)}".replace("  ", " "))
     for coll in ax.collections:
         offsets = getattr(coll, "get_offsets", lambda: [])()
         if coll.get_visible() and len(offsets) and coll.get_label() and \

@@ -34,6 +34,7 @@
 .attnlib-live-controls .toggles button{color:var(--pst-color-text-base,#222);background:var(--pst-color-surface,#f6f6f6);border:1px solid var(--pst-color-border,#888)}
 .attnlib-live-controls .toggles button[aria-pressed=true]{background:var(--pst-color-primary-bg,#dbe7f5);border-color:var(--pst-color-primary,#4C72B0)}
 .attnlib-live-editor{border:1px solid var(--pst-color-border,#ccc);border-radius:4px;margin:.3rem 0;font-size:13px}
+html[data-theme=dark] .attnlib-live-editor .cm-editor{background:#fff;color:#222;filter:invert(1) hue-rotate(180deg)}
 .attnlib-live-verdict{white-space:pre-wrap;margin:.3rem 0;padding:.4rem;background:var(--pst-color-surface,#f8f8f8);color:var(--pst-color-text-base,#222);border-left:3px solid var(--pst-color-primary,#4C72B0)}
 .attnlib-live-hidden{display:none!important}`;
 

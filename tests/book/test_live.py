@@ -120,6 +120,28 @@ def _page(rel_end: str) -> str:
     return rel
 
 
+def _quiet(idle=0.8, most_s=30.0) -> str:
+    """Wait (at most ``most_s``) for a second in which the machine's CPUs are ``idle`` or more
+    idle (/proc/stat), so that the benchmark measures the book, not the tests or builds still
+    running; what was found, for the log."""
+    if not Path("/proc/stat").is_file():
+        return "CPU idle not known"
+
+    def ticks():
+        fields = [int(x) for x in Path("/proc/stat").read_text().split("\n", 1)[0].split()[1:]]
+        return fields[3] + fields[4], sum(fields)  # idle + iowait, all
+
+    start = time.monotonic()
+    while True:
+        (i0, t0), _ = ticks(), time.sleep(1.0)
+        i1, t1 = ticks()
+        fraction = (i1 - i0) / max(t1 - t0, 1)
+        waited = time.monotonic() - start
+        if fraction >= idle or waited >= most_s:
+            return (f"CPUs {fraction:.0%} idle in the second before the click "
+                    f"(waited {waited:.0f} s)")
+
+
 def _worker_cpu() -> float | None:
     """CPU seconds used so far by Chromium's Web Worker threads (Linux /proc): the live book's
     critical path, which a busy shared machine stretches in wall time but not in CPU time."""
@@ -163,6 +185,7 @@ def test_explorer_goes_live(live_visit):
     button = page.locator(".attnlib-live-on").first
     assert button.text_content().strip() == "실시간 계산 켜기"
     button.scroll_into_view_if_needed()
+    quiet = _quiet()
     clicked = page.evaluate("() => performance.now()")
     cpu0 = _worker_cpu()
     button.click()
@@ -199,7 +222,8 @@ def test_explorer_goes_live(live_visit):
     long = [d for start, d in page.evaluate("() => window.__longtasks") if start >= clicked]
     stats = page.evaluate("() => window.attnlibLive")
     lines = [
-        f"live explorer, {rel} (load average {os.getloadavg()[0]:.1f} on {os.cpu_count()} CPUs)",
+        f"live explorer, {rel} (load average {os.getloadavg()[0]:.1f} on {os.cpu_count()} CPUs;"
+        f" {quiet})",
         f"  click -> first live frame      {first / 1000:6.2f} s",
         f"  later frames, median           {statistics.median(later):6.0f} ms  "
         f"(max {max(later):.0f} ms, {len(later)} frames)",
@@ -248,6 +272,7 @@ def test_exercise_goes_live(live_visit):
     assert not v.live_requests()
     button = page.locator(EXERCISE_BUTTON).first
     button.scroll_into_view_if_needed()
+    quiet = _quiet()
     clicked = time.perf_counter()
     button.click()
     editor = page.locator(".attnlib-live-editor .cm-content").first
@@ -268,7 +293,7 @@ def test_exercise_goes_live(live_visit):
         "() => /✘/.test(document.querySelector('.attnlib-live-verdict').textContent)",
         timeout=60_000)
     again = time.perf_counter() - ran
-    lines = [f"live exercise, {rel} (load average {os.getloadavg()[0]:.1f})",
+    lines = [f"live exercise, {rel} (load average {os.getloadavg()[0]:.1f}; {quiet})",
              f"  click -> first verdict         {first:6.2f} s  (loading and typing included)",
              f"  a later run -> its verdict     {again * 1000:6.0f} ms"]
     with (ROOT / "_build" / "live_bench.txt").open("a", encoding="utf-8") as fh:

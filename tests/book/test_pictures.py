@@ -72,6 +72,19 @@ def test_mathtext_reads_as_plain_text():
         "1.00e-04", "1", "1000", "10000"]
 
 
+def test_reference_lines_say_what_they_mark_and_long_bar_lists_say_what_is_left():
+    fig, ax = plots.new_figure(4, 3)
+    ax.bar(range(20), range(20))
+    for b in (3.5, 7.5, 11.5):
+        ax.axvline(b, gid="블록 경계")
+    ax.axhline(0.25, gid="꼭대기 1/4")
+    ax.axvline(2)
+    text = pictures.describe_axes(ax)
+    assert "15: 15 … 외 4개" in text
+    assert "세로선 블록 경계 3개: x = 3.5, 7.5, 11.5" in text
+    assert "가로 기준선 꼭대기 1/4 y = 0.25" in text and "세로선 x = 2" in text
+
+
 def test_numbers_in_alt_text_read_as_a_reader_says_them():
     assert [pictures._num(v) for v in (0.5, 22.627, 512, 1024, 4096.4, 16384, 2.5e6)] == [
         "0.5", "22.6", "512", "1024", "4096", "16384", "2.50e+06"]

@@ -105,7 +105,7 @@ def two_distributions(scores, *, d_k=64):
         ax.bar(np.arange(1, m + 1), p, color=color, width=0.7)
         _log_axis(ax)
         ax.set_ylim(1e-8, 2)
-        ax.axhline(1e-6, color=plots.COLORS["muted"], ls=":", lw=1)
+        ax.axhline(1e-6, color=plots.COLORS["muted"], ls=":", lw=1, gid="백만분의 일")
         ax.set_xticks(np.arange(1, m + 1))
         ax.set_xlabel("자리 j")
         ax.set_title(f"{title}: 최대 p {max_p:.4f}, 엔트로피 {H:.4f}", fontsize=10)
