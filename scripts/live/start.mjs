@@ -26,7 +26,7 @@ export async function startPython({ loadPyodide, indexURL, url, read, manifest,
     ? checked(read(manifest.bytecode.path), manifest.bytecode.sha256, manifest.bytecode.path)
     : null;
   const fontlist = manifest.fontlist ? read(manifest.fontlist) : null;
-  code?.catch(() => {}); // awaited below; a failure is reported there, not as unhandled
+  for (const p of [code, fontlist]) p?.catch(() => {}); // awaited below, and reported there
   progress("Python(Pyodide) 불러오는 중", 0.05);
   const env = { MPLBACKEND: "agg" };
   if (code) env.PYTHONPATH = `${BYTECODE}/stdlib`;
