@@ -1,8 +1,9 @@
 """Sphinx extension: the live book (explorers and exercises computed in the browser).
 
-- Exercise cells: a code cell whose notebook id is ``ex-NN-k-stub`` or ``ex-NN-k-check``
-  gets the classes ``attnlib-ex-stub`` / ``attnlib-ex-check`` and ``attnlib-ex-id-NN-k``, so
-  the page script pairs the stub with its checker call.
+- Exercise cells: a code cell whose notebook id is ``ex-NN-k-stub``, ``ex-NN-k-check`` or
+  ``ex-NN-k-sol`` gets the class ``attnlib-ex-stub`` / ``-check`` / ``-sol`` and
+  ``attnlib-ex-id-NN-k``, so the page script pairs the stub with its checker call (and offers
+  the solution of an exercise without a stub, to edit and run).
 - Pages with a live explorer spec (``attnlib.live.explorer``) or an exercise stub load
   ``vendor/live/live.js`` (a few kB: the button; nothing else is fetched before a click).
 - After the build: ``_static/live/`` receives Pyodide's files (``live_pyodide_dir``, filled
@@ -31,7 +32,7 @@ from sphinx.util import logging
 
 logger = logging.getLogger(__name__)
 
-EXERCISE_CELL = re.compile(r"^ex-(\d+-\d+)-(stub|check)$")
+EXERCISE_CELL = re.compile(r"^ex-(\d+-\d+)-(stub|check|sol)$")
 LIVE_MIME = "application/vnd.attnlib.live+json"
 SPEC = re.compile(r'<script type="application/vnd\.attnlib\.live\+json">(.*?)</script>', re.S)
 ROOT = Path(__file__).resolve().parents[1]
@@ -58,6 +59,24 @@ def exercises(chapters: Path) -> list[dict]:
     return out
 
 
+def solutions(chapters: Path) -> list[dict]:
+    """The solutions that go live as they are (an exercise without a stub, whose code needs no
+    PyTorch: live.js offers those): id, code and what the build printed."""
+    import nbformat
+
+    out = []
+    for path in sorted(chapters.glob("*/*.ipynb")):
+        cells = {c.get("id"): c for c in nbformat.read(path, as_version=4).cells}
+        for cid, cell in cells.items():
+            m = re.match(r"ex-(\d+-\d+)-sol$", cid or "")
+            if m and f"ex-{m.group(1)}-stub" not in cells \
+                    and not re.search(r"\btorch\b", cell.source):
+                printed = "".join(o.get("text", "") for o in cell.get("outputs", [])
+                                  if o.get("output_type") == "stream")
+                out.append({"id": m.group(1), "code": cell.source, "printed": printed})
+    return out
+
+
 def _mark_exercise_cells(app, doctree):
     docname = app.env.docname
     path = Path(app.env.doc2path(docname))
@@ -77,7 +96,7 @@ def _mark_exercise_cells(app, doctree):
 
 def _page_script(app, pagename, templatename, context, doctree):
     body = context.get("body") or ""
-    if LIVE_MIME in body or "attnlib-ex-stub" in body:
+    if LIVE_MIME in body or "attnlib-ex-stub" in body or "attnlib-ex-sol" in body:
         app.add_js_file("vendor/live/live.js", defer="defer")  # this page only
 
 
@@ -119,6 +138,7 @@ def _bytecode(html_dir: Path, out: Path) -> dict:
               for page in sorted(html_dir.rglob("*.html"))
               for spec in page_specs(page.read_text(encoding="utf-8"))]
     jobs = [{"code": e["stub"], "check": e["check"]} for e in exercises(ROOT / "chapters")]
+    jobs += [{"code": s["code"], "check": ""} for s in solutions(ROOT / "chapters")]
     with tempfile.TemporaryDirectory() as tmp:
         path = Path(tmp) / "jobs.json"
         path.write_text(json.dumps({"frames": frames, "exercises": jobs}), encoding="utf-8")

@@ -353,11 +353,13 @@ html[data-theme=dark] .attnlib-live-editor .cm-editor{background:#fff;color:#222
   let editorModule = null;
   const loadEditor = () => (editorModule ||= import(new URL("editor.js", HERE).href));
 
-  async function goLiveExercise(stubCell, checkCell, key, bar) {
-    const storageKey = `attnlib-live:${location.pathname}:${key}`;
-    const input = stubCell.querySelector(".cell_input");
+  // An exercise's code in an editor: a stub with its checker cell (`check`: the checker's
+  // source, `outputCell`: the checker cell, whose built output the verdict replaces), or a
+  // solution run as it is (`check` empty, `outputCell`: the solution cell itself).
+  async function goLiveExercise(codeCell, outputCell, key, bar, { check, kind }) {
+    const storageKey = `attnlib-live:${location.pathname}:${key}${kind === "solution" ? ":sol" : ""}`;
+    const input = codeCell.querySelector(".cell_input");
     const original = (input.querySelector("pre") || input).textContent.replace(/\n$/, "");
-    const check = (checkCell.querySelector(".cell_input pre") || checkCell).textContent;
     let saved = null;
     try { saved = localStorage.getItem(storageKey); } catch (_) { /* private mode */ }
     const { createEditor, setText } = await loadEditor();
@@ -366,11 +368,12 @@ html[data-theme=dark] .attnlib-live-editor .cm-editor{background:#fff;color:#222
     input.after(holder);
     const verdict = el("pre", { class: "attnlib-live-verdict", role: "status", "aria-live": "polite" });
     verdict.hidden = true;
-    const run = el("button", { type: "button", class: "attnlib-live-run", text: "실행하고 채점" });
+    const runText = kind === "solution" ? "실행" : "실행하고 채점";
+    const run = el("button", { type: "button", class: "attnlib-live-run", text: runText });
     const reset = el("button", { type: "button", class: "attnlib-live-reset", text: "처음 코드로" });
     const runBar = el("div", { class: "attnlib-live" }, run, reset);
     holder.after(runBar);
-    checkCell.after(verdict);
+    outputCell.after(verdict);
     const save = (text) => { try { localStorage.setItem(storageKey, text); } catch (_) { /* full */ } };
     const halt = el("button", { type: "button", class: "attnlib-live-stop", text: "멈추기" });
     halt.hidden = true;
@@ -381,9 +384,9 @@ html[data-theme=dark] .attnlib-live-editor .cm-editor{background:#fff;color:#222
       run.disabled = true;
       halt.hidden = false;
       verdict.hidden = false;
-      verdict.textContent = "채점 중…";
-      // The verdict replaces what the checker printed for the stub when the book was built.
-      const built = checkCell.querySelector(".cell_output");
+      verdict.textContent = kind === "solution" ? "실행 중…" : "채점 중…";
+      // What the reader's run prints replaces what the book's build printed there.
+      const built = outputCell.querySelector(".cell_output");
       if (built) built.classList.add("attnlib-live-hidden");
       const msg = await ask({ type: "exercise", code: view.state.doc.toString(), check });
       verdict.textContent = (msg.stopped ? "계산을 멈췄습니다"
@@ -391,8 +394,9 @@ html[data-theme=dark] .attnlib-live-editor .cm-editor{background:#fff;color:#222
       run.disabled = false;
       halt.hidden = true;
     };
+    const what = kind === "solution" ? `해답 ${key}의 코드` : `연습 ${key}의 코드`;
     const view = createEditor(holder, saved ?? original, {
-      onChange: save, onRun: runIt, label: `연습 ${key}의 코드 (Shift+Enter: 실행하고 채점)`,
+      onChange: save, onRun: runIt, label: `${what} (Shift+Enter: ${runText})`,
     });
     run.addEventListener("click", runIt);
     reset.addEventListener("click", () => { setText(view, original); save(original); });
@@ -420,7 +424,7 @@ html[data-theme=dark] .attnlib-live-editor .cm-editor{background:#fff;color:#222
   }
 
   function setUp() {
-    if (!document.querySelector(`${SPEC}, .attnlib-ex-stub`)) return;
+    if (!document.querySelector(`${SPEC}, .attnlib-ex-stub, .attnlib-ex-sol`)) return;
     document.head.append(el("style", { text: CSS }));
     for (const tag of document.querySelectorAll(SPEC)) {
       offer(tag, "실시간 계산 켜기", async (bar) => {
@@ -432,9 +436,23 @@ html[data-theme=dark] .attnlib-live-editor .cm-editor{background:#fff;color:#222
       const key = [...stub.classList].find((c) => c.startsWith("attnlib-ex-id-"));
       const check = key && document.querySelector(`.cell.attnlib-ex-check.${key}`);
       if (!check) continue;
+      const source = (check.querySelector(".cell_input pre") || check).textContent;
       offer(stub, "실시간 계산 켜기: 여기서 풀고 채점", (bar) => {
         start().catch(() => {});  // the editor opens at once; running waits for Python
-        return goLiveExercise(stub, check, key.slice("attnlib-ex-id-".length), bar);
+        return goLiveExercise(stub, check, key.slice("attnlib-ex-id-".length), bar,
+                              { check: source, kind: "stub" });
+      });
+    }
+    // An exercise without a stub (a derivation): its solution's code, edited and run as it is.
+    // Not one that needs PyTorch, which the browser's Python does not have.
+    for (const sol of document.querySelectorAll(".cell.attnlib-ex-sol")) {
+      const key = [...sol.classList].find((c) => c.startsWith("attnlib-ex-id-"));
+      if (!key || document.querySelector(`.cell.attnlib-ex-stub.${key}`)) continue;
+      if (/\btorch\b/.test(sol.querySelector(".cell_input")?.textContent || "")) continue;
+      offer(sol, "실시간 계산 켜기: 이 코드를 고쳐 실행", (bar) => {
+        start().catch(() => {});
+        return goLiveExercise(sol, sol, key.slice("attnlib-ex-id-".length), bar,
+                              { check: "", kind: "solution" });
       });
     }
   }

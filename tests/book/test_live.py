@@ -337,6 +337,29 @@ def test_stop_while_python_loads_then_run_again(live_visit):
     assert not v.outside and not v.errors, (v.outside, v.errors)
 
 
+def test_a_solution_goes_live_edited_and_run(live_visit):
+    """A derivation exercise's solution (chapter 1, 연습 1) in the page: its code, edited (μ = 0)
+    and run, prints what the edit computes: E[s] = 0, Var(s) = d_k = 64."""
+    code = next(s["code"] for s in _ext_live().solutions(ROOT / "chapters") if s["id"] == "01-1")
+    edited = code.replace("64, 0.5, 20_000", "64, 0.0, 20_000")
+    assert edited != code
+    v = live_visit(_page("01_variance.html"))
+    page = v.page
+    cell = ".cell.attnlib-ex-sol.attnlib-ex-id-01-1"
+    page.locator(f".solution:has({cell}) .toggle-button").first.click()  # the dropdown, opened
+    page.locator(f"{cell} + .attnlib-live .attnlib-live-on").click()
+    editor = page.locator(f"{cell} .attnlib-live-editor .cm-content")
+    editor.wait_for(timeout=30_000)
+    _type(page, editor, edited)
+    page.locator(f"{cell} .attnlib-live-run").click()
+    page.wait_for_function(
+        "(sel) => /식:|Error/.test(document.querySelector(sel).textContent)",
+        arg=f"{cell} + .attnlib-live-verdict", timeout=LIVE_TIMEOUT_MS)
+    printed = page.locator(f"{cell} + .attnlib-live-verdict").inner_text()
+    assert "식: E[s] = 0.0, Var(s) = 64.0" in printed, printed
+    assert not v.outside and not v.errors, (v.outside, v.errors)
+
+
 def test_a_page_opened_as_a_file_says_why_live_is_off(browser):  # noqa: F811
     """A page opened from disk (file://) cannot start a Web Worker or import the editor: an
     explorer's bar and an exercise's say, in Korean, that the book must be served."""
@@ -444,7 +467,8 @@ def _exercises() -> list[dict]:
 def test_every_explorer_and_exercise_runs_in_pyodide(tmp_path):
     """In Pyodide (Node, the built book's _static/live/ files): every explorer draws a frame
     between its frozen values, every exercise's solution gets ✔ and its stub the checker's
-    "not implemented" line, as the page's worker would show them."""
+    "not implemented" line, and every solution a reader can run in the page runs, as the
+    page's worker would show them."""
     import shutil
     import subprocess
 
@@ -453,11 +477,13 @@ def test_every_explorer_and_exercise_runs_in_pyodide(tmp_path):
     if shutil.which("node") is None:
         _missing("no node")
     specs, exercises = _specs(), _exercises()
+    solutions = _ext_live().solutions(ROOT / "chapters")
     jobs = {"frames": [{"spec": s["python"],
                         "values": {c["name"]: _between(c) for c in s["controls"]}}
                        for _, _, s in specs],
             "exercises": [{"code": e["solution"], "check": ""} for e in exercises]
-            + [{"code": e["stub"], "check": e["check"]} for e in exercises]}
+            + [{"code": e["stub"], "check": e["check"]} for e in exercises]
+            + [{"code": s["code"], "check": ""} for s in solutions]}
     (tmp_path / "jobs.json").write_text(json.dumps(jobs), encoding="utf-8")
     proc = subprocess.run(["node", str(ROOT / "scripts" / "live" / "run_in_pyodide.mjs"),
                            str(HTML), str(tmp_path / "jobs.json")],
@@ -479,7 +505,19 @@ def test_every_explorer_and_exercise_runs_in_pyodide(tmp_path):
         assert frame["images"] >= 1, f"{rel} explorer {k}: no picture"
         print(f"  {rel} explorer {k}: {frame['values']} in {frame['ms']:.0f} ms")
     n = len(exercises)
-    for e, solved, stub in zip(exercises, results["exercises"][:n], results["exercises"][n:],
+    for e, solved, stub in zip(exercises, results["exercises"][:n], results["exercises"][n:2 * n],
                                strict=True):
         assert solved.startswith("✔"), f"exercise {e['id']}: {solved}"
         assert "아직 구현하지 않았습니다" in stub, f"exercise {e['id']} stub: {stub}"
+    # The solutions a reader can edit and run in the page (exercises without a stub): each
+    # runs without an error; how many print exactly what the build printed (other
+    # arithmetic, WebAssembly's NumPy, may round a last digit differently) is reported.
+    same = 0
+    for sol, printed in zip(solutions, results["exercises"][2 * n:], strict=True):
+        assert printed.strip(), f"solution {sol['id']} printed nothing"
+        assert not re.search(r"^\w*(Error|Exception)( \(\d+번째 줄\))?: ", printed, re.M), (
+            f"solution {sol['id']}: {printed}")
+        same += printed == sol["printed"]
+    print(f"  {len(solutions)} solutions run as the page runs them; {same} print exactly "
+          "what the build printed")
+    assert len(solutions) >= 20, len(solutions)
