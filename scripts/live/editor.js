@@ -3,6 +3,7 @@
 import { basicSetup, EditorView } from "codemirror";
 import { python } from "@codemirror/lang-python";
 import { indentUnit } from "@codemirror/language";
+import { Prec } from "@codemirror/state";
 import { keymap } from "@codemirror/view";
 import { indentWithTab } from "@codemirror/commands";
 
@@ -14,7 +15,9 @@ export function createEditor(parent, doc, { onChange, onRun, label }) {
       basicSetup,
       python(),
       indentUnit.of("    "),
-      keymap.of([{ key: "Shift-Enter", run: () => { onRun(); return true; } }, indentWithTab]),
+      // Highest: basicSetup's Enter binding also takes Shift-Enter (a new line) and comes first.
+      Prec.highest(keymap.of([{ key: "Shift-Enter", run: () => { onRun(); return true; } }])),
+      keymap.of([indentWithTab]),
       EditorView.contentAttributes.of({ "aria-label": label }),
       EditorView.updateListener.of((u) => { if (u.docChanged) onChange(u.state.doc.toString()); }),
     ],
