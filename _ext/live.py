@@ -1,9 +1,9 @@
 """Sphinx extension: the live book (explorers and exercises computed in the browser).
 
-- Exercise cells: a code cell whose notebook id is ``ex-NN-k-stub``, ``ex-NN-k-check`` or
-  ``ex-NN-k-sol`` gets the class ``attnlib-ex-stub`` / ``-check`` / ``-sol`` and
-  ``attnlib-ex-id-NN-k``, so the page script pairs the stub with its checker call (and offers
-  the solution of an exercise without a stub, to edit and run).
+- Exercise cells: a code cell whose notebook id is ``ex-NN-k-stub`` or ``ex-NN-k-check``
+  gets the class ``attnlib-ex-stub`` / ``-check`` and ``attnlib-ex-id-NN-k``, so the page
+  script pairs the stub with its checker call; a solution ``ex-NN-k-sol`` that goes live as
+  it is (``offered_solution``) gets ``attnlib-ex-sol``, and the page offers it to edit and run.
 - Pages with a live explorer spec (``attnlib.live.explorer``) or an exercise stub load
   ``vendor/live/live.js`` (a few kB: the button; nothing else is fetched before a click).
 - After the build: ``_static/live/`` receives Pyodide's files (``live_pyodide_dir``, filled
@@ -43,38 +43,43 @@ def page_specs(text: str) -> list[dict]:
     return [json.loads(html.unescape(m) if "&quot;" in m else m) for m in SPEC.findall(text)]
 
 
-def exercises(chapters: Path) -> list[dict]:
-    """Each exercise's id, stub, checker call and solution, from the chapters' cells."""
+def _chapter_cells(chapters: Path):
+    """Each chapter notebook's cells by id."""
     import nbformat
 
-    out = []
     for path in sorted(chapters.glob("*/*.ipynb")):
-        cells = {c.get("id"): c for c in nbformat.read(path, as_version=4).cells}
-        for cid, cell in cells.items():
-            m = re.match(r"ex-(\d+-\d+)-stub$", cid or "")
-            if m:
-                k = m.group(1)
-                out.append({"id": k, "stub": cell.source, "check": cells[f"ex-{k}-check"].source,
-                            "solution": cells[f"ex-{k}-sol"].source})
-    return out
+        yield {c.get("id"): c for c in nbformat.read(path, as_version=4).cells}
+
+
+def offered_solution(cells: dict, k: str) -> bool:
+    """Does exercise ``k``'s solution go live as it is (edit and run, no checker)? When the
+    exercise has no stub (a derivation) and its code needs no PyTorch, which the browser's
+    Python does not have.  The build marks only those cells; live.js offers what is marked."""
+    return f"ex-{k}-stub" not in cells and not re.search(r"\btorch\b", cells[f"ex-{k}-sol"].source)
+
+
+def exercises(chapters: Path) -> list[dict]:
+    """Each exercise's id, stub, checker call and solution, from the chapters' cells."""
+    return [{"id": k, "stub": cell.source, "check": cells[f"ex-{k}-check"].source,
+             "solution": cells[f"ex-{k}-sol"].source}
+            for cells in _chapter_cells(chapters) for cid, cell in cells.items()
+            if (k := _exercise_id(cid, "stub"))]
 
 
 def solutions(chapters: Path) -> list[dict]:
-    """The solutions that go live as they are (an exercise without a stub, whose code needs no
-    PyTorch: live.js offers those): id, code and what the build printed."""
-    import nbformat
+    """The solutions that go live as they are (``offered_solution``): id, code and what the
+    build printed."""
+    return [{"id": k, "code": cell.source,
+             "printed": "".join(o.get("text", "") for o in cell.get("outputs", [])
+                                if o.get("output_type") == "stream")}
+            for cells in _chapter_cells(chapters) for cid, cell in cells.items()
+            if (k := _exercise_id(cid, "sol")) and offered_solution(cells, k)]
 
-    out = []
-    for path in sorted(chapters.glob("*/*.ipynb")):
-        cells = {c.get("id"): c for c in nbformat.read(path, as_version=4).cells}
-        for cid, cell in cells.items():
-            m = re.match(r"ex-(\d+-\d+)-sol$", cid or "")
-            if m and f"ex-{m.group(1)}-stub" not in cells \
-                    and not re.search(r"\btorch\b", cell.source):
-                printed = "".join(o.get("text", "") for o in cell.get("outputs", [])
-                                  if o.get("output_type") == "stream")
-                out.append({"id": m.group(1), "code": cell.source, "printed": printed})
-    return out
+
+def _exercise_id(cell_id: str | None, kind: str) -> str | None:
+    """``NN-k`` of a cell ``ex-NN-k-<kind>``, else None."""
+    m = EXERCISE_CELL.match(cell_id or "")
+    return m.group(1) if m and m.group(2) == kind else None
 
 
 def _mark_exercise_cells(app, doctree):
@@ -85,12 +90,13 @@ def _mark_exercise_cells(app, doctree):
     import nbformat
 
     cells = nbformat.read(path, as_version=4).cells
+    by_id = {c.get("id"): c for c in cells}
     for node in doctree.findall(nodes.container):
         index = node.get("cell_index")
         if node.get("nb_element") != "cell_code" or index is None or index >= len(cells):
             continue
         m = EXERCISE_CELL.match(cells[index].get("id", ""))
-        if m:
+        if m and (m.group(2) != "sol" or offered_solution(by_id, m.group(1))):
             node["classes"] += [f"attnlib-ex-{m.group(2)}", f"attnlib-ex-id-{m.group(1)}"]
 
 
@@ -126,6 +132,7 @@ def _copy_runtime(app, exception):
     wheels = [_wheel(out), *korean]
     fontlist = "pyodide/fontlist.json" if "fontlist.json" in pyodide else None
     manifest = {"wheels": wheels, "fontlist": fontlist}
+    # written twice: bytecode.mjs starts Python from this manifest, then the zip is added
     (out / "manifest.json").write_text(json.dumps(manifest, indent=1) + "\n")
     manifest["bytecode"] = _bytecode(Path(app.outdir), out)
     (out / "manifest.json").write_text(json.dumps(manifest, indent=1) + "\n")

@@ -443,12 +443,11 @@ html[data-theme=dark] .attnlib-live-editor .cm-editor{background:#fff;color:#222
                               { check: source, kind: "stub" });
       });
     }
-    // An exercise without a stub (a derivation): its solution's code, edited and run as it is.
-    // Not one that needs PyTorch, which the browser's Python does not have.
+    // A derivation's solution, edited and run as it is: the build marks only those that can
+    // be (_ext/live.py offered_solution: no stub, no PyTorch).
     for (const sol of document.querySelectorAll(".cell.attnlib-ex-sol")) {
       const key = [...sol.classList].find((c) => c.startsWith("attnlib-ex-id-"));
-      if (!key || document.querySelector(`.cell.attnlib-ex-stub.${key}`)) continue;
-      if (/\btorch\b/.test(sol.querySelector(".cell_input")?.textContent || "")) continue;
+      if (!key) continue;
       offer(sol, "실시간 계산 켜기: 이 코드를 고쳐 실행", (bar) => {
         start().catch(() => {});
         return goLiveExercise(sol, sol, key.slice("attnlib-ex-id-".length), bar,
