@@ -14,9 +14,10 @@ $(STAMP): requirements.txt lib/pyproject.toml
 	$(BIN)/python -m pip install -q --disable-pip-version-check -r requirements.txt
 	touch $(STAMP)
 
-# JavaScript and CSS for the offline book (widget manager bundle, KaTeX's CSS and fonts) from npm.
+# JavaScript and CSS for the offline book (the explorer script, the live book's scripts, KaTeX's
+# CSS and fonts) from npm.
 vendor: _assets/vendor/.stamp
-_assets/vendor/.stamp: package.json package-lock.json scripts/vendor_js.sh $(wildcard scripts/widgets/*) \
+_assets/vendor/.stamp: package.json package-lock.json scripts/vendor_js.sh $(wildcard scripts/explorer/*) \
 	    $(wildcard scripts/live/*.js) $(wildcard scripts/live/*.mjs) scripts/bundle_report.mjs
 	bash scripts/vendor_js.sh
 	touch $@
@@ -33,8 +34,9 @@ $(LIVE_PYODIDE)/manifest.json: scripts/live/fetch_pyodide.py scripts/live/font_c
 # The book: every notebook executed, frozen sliders precomputed, warnings are errors; then
 # each page's weight on a first visit (scripts/page_sizes.py), which fails over budget.
 book: venv vendor pyodide
-	rm -rf _build/html _build/.doctrees _build/jupyter_execute _build/claims
+	rm -rf _build/html _build/.doctrees _build/jupyter_execute _build/claims _build/frames
 	ATTNLIB_WIDGETS=frozen ATTNLIB_CLAIMS_DIR=$(CURDIR)/_build/claims \
+	    ATTNLIB_FRAMES_DIR=$(CURDIR)/_build/frames \
 	    $(BIN)/jupyter-book build . -W -n --keep-going
 	@$(BIN)/python scripts/page_sizes.py _build/html --json _build/page_sizes.json
 

@@ -3,12 +3,8 @@
 Each page's <script> list is kept free of duplicates.  With Jupyter Book 1, sphinx-thebe
 registers its inline configuration (``const THEBE_JS_URL = ...``) once per read phase,
 so it can land on a page twice and the second copy throws "Identifier 'THEBE_JS_URL' has
-already been declared".  Any script listed twice is dropped here after the first copy (a
-widget manager loaded twice would also render every widget view twice).
-
-A page that loads the widget manager (MyST-NB adds ``nb_ipywidgets_js`` to pages with
-widget state) also links its stylesheet, ``book_widgets_css``, so the explorers are
-styled with the rest of the page.
+already been declared".  Any script listed twice is dropped here after the first copy (an
+explorer script loaded twice would also wire every explorer twice).
 
 The extensions' scripts (Sphinx's doctools, copybutton, togglebutton, sphinx-design, …)
 run deferred: each of them waits for the DOM anyway, and as blocking scripts in <head>
@@ -16,13 +12,15 @@ they held up the parsing of the page (and with it the first explorer) until ever
 stylesheet had arrived.  Deferred scripts keep their order.  Two exceptions:
 documentation_options.js, which inline scripts of every page extend as they are parsed,
 and the search page, whose own search scripts expect doctools.js to have run.
-The widget manager is moved to the head of the deferred scripts: deferred scripts run one
-after another once the page is parsed, and the explorers should not wait for doctools,
-copybutton, togglebutton and the rest, which only decorate the page.
+The explorer script (``vendor/explorer.js``, _ext/explorers.py) is moved to the head of the
+deferred scripts: deferred scripts run one after another once the page is parsed, and the
+explorers should not wait for doctools, copybutton, togglebutton and the rest, which only
+decorate the page.
 
 pydata-sphinx-theme (0.17.1) gives every overflowing code block and cell output a tab stop:
 at the window's load event it measures all of them, and again after every change anywhere in
-the article (a MutationObserver on #main-content, so after every frame an explorer shows).
+the article (a MutationObserver on #main-content, so after every frame an explorer shows:
+a frame replaces the explorer's pictures).
 Each measurement lays out the whole page: on a chapter it is the longest task of the page's
 first second and of every slider move.  The build removes that call from the theme's script
 (a build error if the theme's code changes) and _assets/book.js does the same job for the same
@@ -57,6 +55,7 @@ def _dedupe_scripts(app, pagename, templatename, context, doctree):
 
 
 _BLOCKING = ("_static/documentation_options.js",)
+_FIRST = "_static/vendor/explorer.js"  # the first deferred script, on pages with explorers
 
 
 def _defer_scripts(app, pagename, templatename, context, doctree):
@@ -70,21 +69,12 @@ def _defer_scripts(app, pagename, templatename, context, doctree):
             continue
         # A new object: the builder shares these between pages (the search page included).
         scripts[i] = type(js)(js.filename, priority=js.priority, **attrs, defer="defer")
-    widget_js = {f"_static/{name}" for name in app.config.nb_ipywidgets_js or ()}
-    first = [js for js in scripts if str(getattr(js, "filename", "") or "") in widget_js]
+    first = [js for js in scripts if str(getattr(js, "filename", "") or "") == _FIRST]
     if first:
         rest = [js for js in scripts if all(js is not f for f in first)]
         at = next((i for i, js in enumerate(rest)
                    if "defer" in (getattr(js, "attributes", None) or {})), len(rest))
         scripts[:] = rest[:at] + first + rest[at:]
-
-
-def _widget_css(app, pagename, templatename, context, doctree):
-    css = app.config.book_widgets_css
-    widget_js = set(app.config.nb_ipywidgets_js or ())
-    names = {str(getattr(js, "filename", js) or "") for js in context.get("script_files") or []}
-    if css and {n.removeprefix("_static/") for n in names} & widget_js:
-        app.add_css_file(css)  # during html-page-context: this page only
 
 
 _SUMMARY_LABEL = '<summary aria-label="Toggle hidden content">'
@@ -145,11 +135,9 @@ def _theme_tab_stops(app, exception):
 
 
 def setup(app):
-    app.add_config_value("book_widgets_css", "", "html", types=[str])
     # Early: html-page-context stops at the first handler that returns a template name.
     app.connect("html-page-context", _dedupe_scripts, priority=100)
     # After MyST-NB and the themes (priority 500, 501) have added their scripts.
-    app.connect("html-page-context", _widget_css, priority=600)
     app.connect("html-page-context", _defer_scripts, priority=600)
     app.connect("html-page-context", _summary_label, priority=600)
     app.connect("html-page-context", _bibliography_roles, priority=600)

@@ -4,8 +4,9 @@
   gets the class ``attnlib-ex-stub`` / ``-check`` and ``attnlib-ex-id-NN-k``, so the page
   script pairs the stub with its checker call; a solution ``ex-NN-k-sol`` that goes live as
   it is (``offered_solution``) gets ``attnlib-ex-sol``, and the page offers it to edit and run.
-- Pages with a live explorer spec (``attnlib.live.explorer``) or an exercise stub load
-  ``vendor/live/live.js`` (a few kB: the button; nothing else is fetched before a click).
+- Pages with a live explorer (``attnlib.live.explorer``: its page data carries a live spec)
+  or an exercise stub load ``vendor/live/live.js`` (a few kB: the button; nothing else is
+  fetched before a click, unless the reader went live on an earlier page).
 - After the build: ``_static/live/`` receives Pyodide's files (``live_pyodide_dir``, filled
   by ``make pyodide`` from pinned sources with every sha256 checked) and attnlib as a wheel
   built now from ``lib/`` (pure Python), with ``manifest.json`` naming the wheels to load,
@@ -17,7 +18,6 @@
 from __future__ import annotations
 
 import hashlib
-import html
 import json
 import re
 import shutil
@@ -33,14 +33,15 @@ from sphinx.util import logging
 logger = logging.getLogger(__name__)
 
 EXERCISE_CELL = re.compile(r"^ex-(\d+-\d+)-(stub|check|sol)$")
-LIVE_MIME = "application/vnd.attnlib.live+json"
-SPEC = re.compile(r'<script type="application/vnd\.attnlib\.live\+json">(.*?)</script>', re.S)
 ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from explorers import page_explorers  # noqa: E402  (a sibling extension)
 
 
 def page_specs(text: str) -> list[dict]:
-    """The live specs a built page carries, in page order."""
-    return [json.loads(html.unescape(m) if "&quot;" in m else m) for m in SPEC.findall(text)]
+    """The live specs a built page carries (explorers whose page data has one), in page
+    order: ``{"controls", "python"}``."""
+    return [e for e in page_explorers(text) if e.get("python")]
 
 
 def _chapter_cells(chapters: Path):
@@ -102,7 +103,7 @@ def _mark_exercise_cells(app, doctree):
 
 def _page_script(app, pagename, templatename, context, doctree):
     body = context.get("body") or ""
-    if LIVE_MIME in body or "attnlib-ex-stub" in body or "attnlib-ex-sol" in body:
+    if page_specs(body) or "attnlib-ex-stub" in body or "attnlib-ex-sol" in body:
         app.add_js_file("vendor/live/live.js", defer="defer")  # this page only
 
 

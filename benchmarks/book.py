@@ -80,7 +80,7 @@ _SRC = re.compile(r"""(?:src|href)=["']([^"'#?]+)""")
 
 
 def page_sizes(html: Path, docnames) -> dict[str, dict]:
-    """For each chapter page: bytes of its HTML (frozen frames are inlined there) plus the
+    """For each chapter page: bytes of its HTML (with each explorer's first frame) plus the
     images under ``_images/`` it links; shared theme files are not counted."""
     sizes = {}
     for doc in docnames:
@@ -95,7 +95,7 @@ def page_sizes(html: Path, docnames) -> dict[str, dict]:
                 images += target.stat().st_size
         sizes[doc] = {"html": page.stat().st_size, "images": images,
                       "total": page.stat().st_size + images,
-                      "sliders": text.count("SelectionSliderModel")}
+                      "sliders": text.count('<input type="range"')}
     return sizes
 
 
@@ -104,8 +104,8 @@ def page_sizes(html: Path, docnames) -> dict[str, dict]:
 _ARM = """
 (i) => {
   window.__switch = undefined;
-  const handle = document.querySelectorAll('.noUi-handle')[i];
-  const root = handle.closest('.widget-vbox') || document.body;
+  const handle = document.querySelectorAll('.attn-explorer input[type=range]')[i];
+  const root = handle.closest('.attn-explorer') || document.body;
   let t0 = null;
   document.addEventListener('keydown', () => { t0 = performance.now(); },
                             {capture: true, once: true});
@@ -114,7 +114,7 @@ _ARM = """
   const obs = new MutationObserver((muts) => {
     for (const m of muts) {
       const el = m.target.nodeType === 1 ? m.target : m.target.parentElement;
-      if (el && el.closest('.noUi-target, .widget-readout, .widget-label')) continue;
+      if (el && el.closest('.attn-controls, .attn-announce')) continue;
       if (m.type === 'childList' && m.addedNodes.length) {
         obs.disconnect();
         const imgs = [...root.querySelectorAll('img')].filter((x) => !x.complete);
@@ -124,8 +124,8 @@ _ARM = """
     }
   });
   obs.observe(root, {childList: true, subtree: true});
-  const now = Number(handle.getAttribute('aria-valuenow'));
-  const max = Number(handle.getAttribute('aria-valuemax'));
+  const now = Number(handle.value);
+  const max = Number(handle.max);
   return now < max ? 'ArrowRight' : 'ArrowLeft';
 }
 """
@@ -154,12 +154,12 @@ def frozen_switch_times(html: Path, pages, *, per_slider: int = 4, max_sliders: 
             for doc in pages:
                 page.goto(f"http://127.0.0.1:{port}/{doc}.html", wait_until="load")
                 try:
-                    page.wait_for_selector(".noUi-handle", timeout=15000)
+                    page.wait_for_selector(".attn-explorer input[type=range]", timeout=15000)
                 except Exception:  # no widget rendered: nothing to time on this page
                     results[doc] = []
                     continue
                 times = []
-                handles = page.locator(".noUi-handle")
+                handles = page.locator(".attn-explorer input[type=range]")
                 for i in range(min(handles.count(), max_sliders)):
                     for _ in range(per_slider):
                         key = page.evaluate(_ARM, i)

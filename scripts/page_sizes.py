@@ -1,7 +1,8 @@
 """The weight of each page of the built book, as a reader's first visit fetches it
 (`make book` prints it and fails over budget).
 
-For every page: its HTML (which carries the frozen explorer frames as widget state), and
+For every page: its HTML (which carries each explorer's first frame; the other frames are
+files, fetched only when a reader moves a control, and not counted here), and
 the total with every local file the page loads: scripts, stylesheets (and what they
 @import), images, the favicon, and the fonts its stylesheets would use.  Bytes are what a
 server sends: text files gzip-compressed (level 6), fonts and images as they are.
@@ -13,8 +14,8 @@ tests (tests/book/test_browser.py) check that every file Chromium fetches is in 
 
     python scripts/page_sizes.py _build/html [--json out.json]
 
-Budgets (gzip, page plus everything it loads): a page with explorers (widget state) at most
-1.5 MB, any other page 0.8 MB; a page's own HTML at most 3 MB uncompressed.
+Budgets (gzip, page plus everything it loads): a page with explorers at most 0.6 MB (issue 33),
+any other page 0.8 MB; a page's own HTML at most 3 MB uncompressed.
 """
 
 from __future__ import annotations
@@ -30,10 +31,10 @@ from pathlib import Path
 from urllib.parse import unquote, urlsplit
 
 MB = 1_000_000
-BUDGET_WIDGETS = 1.5 * MB  # a page with explorers
+BUDGET_WIDGETS = 0.6 * MB  # a page with explorers
 BUDGET_OTHER = 0.8 * MB
 HTML_LIMIT = 3 * MB  # one page's own HTML, uncompressed
-WIDGET_STATE = "application/vnd.jupyter.widget-state+json"
+EXPLORER = "application/vnd.attnlib.explorer+json"  # an explorer's page data
 TEXT = {".html", ".css", ".js", ".mjs", ".json", ".svg", ".txt", ".xml", ".map"}
 LINK_RELS = {"stylesheet", "icon", "shortcut icon", "preload", "modulepreload", "manifest"}
 
@@ -61,7 +62,7 @@ class _Page(HTMLParser):
         self.classes.update((a.get("class") or "").split())
         if tag in ("script", "img", "source", "iframe") and a.get("src"):
             self.refs.append(a["src"])
-        if tag == "script" and a.get("type") == WIDGET_STATE:
+        if tag == "script" and a.get("type") == EXPLORER:
             self.has_widgets = True
         if tag == "link" and a.get("href"):
             rels = (a.get("rel") or "").lower()
@@ -322,7 +323,7 @@ def main(argv=None) -> int:
             f" {w['raw'] / MB:7.3f} {w['gzip'] / MB:7.3f} {w['budget'] / MB:7.2f}"
             f"{' W' if w['widgets'] else '  '}{flag}"
         )
-    print("W: a page with explorers (widget state)")
+    print("W: a page with explorers")
     if args.json:
         args.json.write_text(json.dumps(report, indent=1))
     if over:

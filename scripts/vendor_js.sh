@@ -2,13 +2,13 @@
 # Build the JavaScript and CSS the offline book needs from npm packages (versions pinned by
 # package-lock.json) into _assets/vendor/; Sphinx copies it to _build/html/_static/vendor/.
 # (Not _static/: Jupyter Book adds every .js under a root _static/ folder to every page.)
-#   vendor/widgets.js        the book's widget manager (scripts/widgets/, bundled by esbuild):
-#                            renders saved widget state, only the controls the book uses
+#   vendor/explorer.js       the book's explorers (scripts/explorer/, minified by esbuild):
+#                            native controls over frames that are files (attnlib.explorer_page)
 #   vendor/live/             the live book's page script, Web Worker and code editor
 #                            (scripts/live/; the Python they load comes from `make pyodide`)
 #   vendor/katex/            KaTeX's stylesheet and its woff2 fonts; the formulas themselves
 #                            are typeset at build time (_ext/katex_math.py), no math script
-# Licenses travel with them (vendor/*/LICENSE, vendor/widgets.LICENSES.txt).
+# Licenses travel with them (vendor/*/LICENSE, vendor/live/LICENSES.txt).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 npm ci --ignore-scripts --no-audit --no-fund --loglevel=error
@@ -17,7 +17,7 @@ rm -rf "$out"
 mkdir -p "$out/katex/fonts"
 nm=node_modules
 
-node scripts/widgets/build.mjs "$out/widgets.js"
+node scripts/explorer/build.mjs "$out/explorer.js"
 node scripts/live/build.mjs "$out/live"
 
 kx="$nm/katex/dist"

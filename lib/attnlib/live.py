@@ -1,8 +1,8 @@
 """Explorers and exercises that run in the reader's browser (Pyodide), from the static book.
 
-At build time (``ATTNLIB_WIDGETS=frozen``) :func:`explorer` shows the usual frozen explorer
-and, next to it, a *live spec*: the explorer's class, its inputs (numbers, strings, arrays)
-and its controls, as JSON in a ``<script type="application/vnd.attnlib.live+json">``.  When
+At build time (``ATTNLIB_WIDGETS=frozen``) :func:`explorer` shows the book's explorer
+(:mod:`attnlib.explorer_page`) carrying a *live spec*: the explorer's class, its inputs
+(numbers, strings, arrays) and its controls, in the explorer's page data.  When
 the reader turns on 「실시간 계산 켜기」, the page loads Pyodide with NumPy, matplotlib and
 this library (files the book ships) into a Web Worker, which rebuilds the same object with
 :func:`build` and draws each frame with :func:`frame`: the library code the chapter's cell
@@ -26,18 +26,20 @@ import importlib
 import io
 import json
 import math
-import sys
 import traceback
-import types
 from collections.abc import Mapping
 from typing import Any
 
 import numpy as np
 
+from . import explorer_page
+from .explorer_page import value_label
+from .pictures import render_outputs
+
 __all__ = ["explorer", "encode", "decode", "build", "frame", "run_exercise", "MIME",
            "Range", "spec"]
 
-MIME = "application/vnd.attnlib.live+json"
+MIME = explorer_page.MIME  # the page data that carries the live spec
 
 
 # ------------------------------------------------------------------ inputs as JSON ----
@@ -152,57 +154,26 @@ class Range:
                 "integer": self.integer}
 
 
-def _label(value: Any) -> str:
-    from .widgets import _label as label
-
-    return label(value)
-
-
 def spec(cls, inputs: Mapping[str, Any], *, sliders=None, toggles=None, initial=None,
          labels=None, ranges=None, text: bool = False, dpi: float = 90) -> dict:
-    """The live spec of an explorer (what the page carries), as a JSON-able dict."""
-    sliders, toggles = dict(sliders or {}), dict(toggles or {})
-    initial, labels, ranges = dict(initial or {}), dict(labels or {}), dict(ranges or {})
+    """The live spec of an explorer: its controls (``explorer_page.controls``) and, as a JSON
+    string, what the worker needs to rebuild it (``python``)."""
+    sliders, toggles, ranges = dict(sliders or {}), dict(toggles or {}), dict(ranges or {})
     if unknown := set(ranges) - set(sliders):
         raise ValueError(f"live: ranges name no slider: {sorted(unknown)}")
-    controls, values = [], {}
-    for kind, group in (("slider", sliders), ("toggle", toggles)):
-        for name, vals in group.items():
-            vals = list(vals)
-            rng = ranges.get(name)
-            outside = [i for i, v in enumerate(vals)
-                       if rng is not None and not rng.lo <= v <= rng.hi]
-            controls.append({
-                "name": name, "kind": kind, "label": labels.get(name, name),
-                "labels": [_label(v) for v in vals],
-                "initial": vals.index(initial.get(name, vals[0])),
-                "range": rng.as_json() if rng is not None else None,
-                "outside": outside,  # listed values the range leaves out: offered as buttons
-            })
-            values[name] = vals
+    controls = explorer_page.controls(sliders, toggles, initial=initial, labels=labels,
+                                      ranges=ranges)
+    values = {name: list(vals) for group in (sliders, toggles) for name, vals in group.items()}
     python = {"cls": _qualname(cls), "inputs": encode(dict(inputs)), "values": values,
               "ranges": {n: r.as_json() for n, r in ranges.items()}, "text": text, "dpi": dpi}
     return {"version": 1, "controls": controls, "python": json.dumps(python)}
 
 
-class _Shown:
-    """The frozen explorer, then its live spec: two outputs of one cell."""
-
-    def __init__(self, widget, live_spec: dict):
-        self.widget, self.spec = widget, live_spec
-
-    def _ipython_display_(self, **kwargs):
-        from IPython.display import HTML, display
-
-        display(self.widget)
-        text = json.dumps(self.spec, ensure_ascii=False).replace("</", "<\\/")
-        display(HTML(f'<script type="{MIME}">{text}</script>'))
-
-
 def explorer(cls, inputs: Mapping[str, Any], *, sliders=None, toggles=None, initial=None,
              labels=None, ranges: Mapping[str, Range] | None = None, text: bool = False,
              **kwargs):
-    """``widgets.explorer(cls(**inputs), ...)``; in the built book also the live spec.
+    """``widgets.explorer(cls(**inputs), ...)``; in the built book the page's explorer also
+    carries the live spec, so 「실시간 계산 켜기」 can rebuild it in the browser.
 
     ranges: ``{slider: Range(lo, hi, step)}`` for sliders whose frame is cheap to compute at
         any value: live, they take any value in the range (and listed values outside it stay
@@ -214,13 +185,13 @@ def explorer(cls, inputs: Mapping[str, Any], *, sliders=None, toggles=None, init
 
     obj = cls(**decode(encode(dict(inputs))))  # what the browser will build
     func = _WithText(obj) if text else obj
-    widget = widgets.explorer(func, sliders=sliders, toggles=toggles, initial=initial,
-                              labels=labels, **kwargs)
-    if (kwargs.get("mode") or widgets.current_mode()) != "frozen":
-        return widget
-    live_spec = spec(cls, inputs, sliders=sliders, toggles=toggles, initial=initial,
-                     labels=labels, ranges=ranges, text=text, dpi=kwargs.get("dpi", 90))
-    return _Shown(widget, live_spec)
+    python = None
+    if (kwargs.get("mode") or widgets.current_mode()) == "frozen":
+        python = spec(cls, inputs, sliders=sliders, toggles=toggles, initial=initial,
+                      labels=labels, ranges=ranges, text=text,
+                      dpi=kwargs.get("dpi", 90))["python"]
+    return widgets.explorer(func, sliders=sliders, toggles=toggles, initial=initial,
+                            labels=labels, ranges=ranges, python=python, **kwargs)
 
 
 # ------------------------------------------------------------------- in the browser ----
@@ -246,14 +217,12 @@ def _values(python: dict, raw: Mapping[str, Any]) -> dict:
 
 def frame_alt(values: Mapping[str, Any]) -> str:
     """The picture's alt text: the control values it shows."""
-    return "탐색기 그림: " + ", ".join(f"{n} = {_label(v)}" for n, v in values.items())
+    return "탐색기 그림: " + ", ".join(f"{n} = {value_label(v)}" for n, v in values.items())
 
 
 def frame(python_json: str, raw_values: Mapping[str, Any]) -> str:
     """One frame for the page: JSON ``{"values", "outputs", "alt"}``, the outputs as the frozen
-    build renders them (``widgets.render_outputs``)."""
-    from .widgets import render_outputs
-
+    build renders them (``pictures.render_outputs``)."""
     obj = _objects.get(python_json)
     python = json.loads(python_json)
     if obj is None:
@@ -263,7 +232,7 @@ def frame(python_json: str, raw_values: Mapping[str, Any]) -> str:
     # As the frozen build renders a frame of the book: the same tiles and alt texts as the
     # page's frozen frames.
     outputs = render_outputs(obj(**values), dpi=python["dpi"], compact=False, book=True)
-    labels = {n: _label(v) for n, v in values.items()}
+    labels = {n: value_label(v) for n, v in values.items()}
     return json.dumps({"values": labels, "outputs": outputs, "alt": frame_alt(values)})
 
 
@@ -286,14 +255,8 @@ def run_exercise(code: str, check: str) -> str:
 
 def browser_setup() -> None:
     """What the worker runs once (which starts Pyodide with ``MPLBACKEND=agg``): the figure
-    modules imported and the Korean font registered, and ``attnlib.widgets`` importable
-    without ipywidgets (only its ``render_outputs`` runs in the browser)."""
-    try:
-        import ipywidgets  # noqa: F401
-    except ImportError:
-        stub = types.ModuleType("ipywidgets")
-        stub.__getattr__ = lambda name: type(name, (), {})  # base classes, never used
-        sys.modules["ipywidgets"] = stub
-    from . import numpy, plots, widgets  # noqa: F401
+    modules imported and the Korean font registered.  Nothing of ipywidgets is needed: a
+    frame is drawn by ``attnlib.pictures``."""
+    from . import numpy, plots  # noqa: F401
 
     plots.use_korean_font()

@@ -82,13 +82,13 @@ def best(times: list[float]) -> float:
 
 def frame_times(frame: Callable[..., object], positions) -> list[float]:
     """Seconds per explorer position, each computed and encoded as a live slider move does it
-    (``frame(**values)`` then ``attnlib.widgets.render_outputs``, fast PNG), in order."""
-    from . import widgets
+    (``frame(**values)`` then ``attnlib.pictures.render_outputs``, fast PNG), in order."""
+    from .pictures import render_outputs
 
     times = []
     for values in positions:
         t0 = time.perf_counter()
-        widgets.render_outputs(frame(**values), compact=False)
+        render_outputs(frame(**values), compact=False)
         times.append(time.perf_counter() - t0)
     return times
 

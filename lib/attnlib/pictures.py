@@ -17,17 +17,22 @@ output metadata.  Drawing only: nothing here computes the book's math.
 
 from __future__ import annotations
 
+import base64
+import contextlib
 import io
 import math
 import os
 import re
+import warnings
 from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
 
 __all__ = [
     "CSS_DPI", "PIXEL_RATIO", "PHONE_COLUMN", "MIN_TEXT_PX", "book_mode", "Picture",
-    "picture", "describe", "plain_text", "check_phone", "encode", "figure_outputs",
+    "picture", "describe", "plain_text", "check_phone", "encode", "encode_png", "quantize",
+    "figure_outputs", "render_outputs", "is_view", "title_texts",
 ]
 
 CSS_DPI = 90  # CSS px per figure inch
@@ -184,8 +189,6 @@ class Picture:
                 meta["text_px"] = round(text_px, 2)
             if len(self.tiles) > 1:
                 meta["tile"] = [i + 1, len(self.tiles)]
-            import base64
-
             outs.append({
                 "output_type": "display_data",
                 "data": {mime: base64.b64encode(data).decode("ascii"),
@@ -195,11 +198,44 @@ class Picture:
         return outs
 
 
+def quantize(rgb):
+    """A 256-colour palette image of an RGB image; the palette's colour nearest to white is
+    white itself, so that a figure's background is the same white in every picture (side by
+    side, two tiles of one figure would otherwise differ by a shade)."""
+    from PIL import Image
+
+    pal = rgb.quantize(colors=256, method=Image.Quantize.FASTOCTREE)
+    colors = np.array(pal.getpalette()[:768], dtype=int).reshape(-1, 3)
+    k = int(np.argmin(((255 - colors) ** 2).sum(axis=1)))
+    if ((255 - colors[k]) ** 2).sum() <= 3 * 8**2:
+        colors[k] = 255
+        pal.putpalette(colors.astype(np.uint8).ravel().tolist())
+    return pal
+
+
+def encode_png(img, *, compact: bool = False) -> bytes:
+    """PNG bytes of a PIL image: fast (zlib level 1; a live frame, sent once) or compact (the
+    smaller of a 256-colour palette, which keeps anti-aliased line art intact at a third of
+    the bytes, and full colour at the highest level; what a page or notebook file carries)."""
+    rgb = img.convert("RGB")
+    full = io.BytesIO()
+    rgb.save(full, format="png", compress_level=9 if compact else 1)
+    if not compact:
+        return full.getvalue()
+    small = io.BytesIO()
+    quantize(rgb).save(small, format="png", optimize=True)
+    return min(full.getvalue(), small.getvalue(), key=len)
+
+
+def is_view(obj) -> bool:
+    """Is ``obj`` a view (``attnlib.plots.View``: a figure updated in place, drawn by
+    ``rgba``)?  Known by what it does, so this layer does not import the one above it."""
+    return callable(getattr(obj, "rgba", None)) and hasattr(obj, "fig")
+
+
 def encode(img, fmt: str = "png", *, compact: bool = True) -> tuple[str, bytes]:
     """``(mime type, bytes)`` of a PIL image.  ``webp``: lossless WebP of the 256-colour
-    palette image (about two thirds of the palette PNG's bytes); ``png``: ``plots.encode_png``."""
-    from .plots import encode_png, quantize
-
+    palette image (about two thirds of the palette PNG's bytes); ``png``: :func:`encode_png`."""
     if fmt == "webp":
         rgb = img.convert("RGB")
         if compact:
@@ -218,11 +254,9 @@ def picture(source, *, css_dpi: float = CSS_DPI, tiles: bool | None = None) -> P
     ``tiles``: cut into columns of panels (default: in the book only)."""
     from matplotlib.backends.backend_agg import FigureCanvasAgg
 
-    from .plots import View
-
     tiles = book_mode() if tiles is None else tiles
     dpi = css_dpi * PIXEL_RATIO
-    if isinstance(source, View):
+    if is_view(source):
         view = source
         rgba, texts = view.rgba(dpi, probe=True)
         fig = view.fig
@@ -240,7 +274,7 @@ def picture(source, *, css_dpi: float = CSS_DPI, tiles: bool | None = None) -> P
     width = rgba.shape[1]
     cols = columns(fig, renderer) if tiles else []
     edges = _edges(cols, width) if len(cols) > 1 else [0, width]
-    if isinstance(source, View) and tiles:
+    if is_view(source) and tiles:
         edges = source._settle_edges(edges, cols)
     groups = _tile_axes(fig, cols, edges)
     alts = describe(fig, groups)
@@ -339,9 +373,16 @@ def _is_number(s: str) -> bool:
     return bool(re.fullmatch(r"[\s<≈~+\-−]*[0-9.eE+\-−]+\s*", s))
 
 
-def _titles(ax) -> list[str]:
-    from .plots import _titles as title_texts
+def title_texts(ax) -> set:
+    """The axes' three title texts (centre, left, right): the children that matplotlib places
+    with the title transform, ``transAxes + titleOffsetTrans``."""
+    from matplotlib.text import Text
 
+    placed = ax.title.get_transform()
+    return {c for c in ax.get_children() if isinstance(c, Text) and c.get_transform() == placed}
+
+
+def _titles(ax) -> list[str]:
     texts = sorted(title_texts(ax), key=lambda t: {"left": 0, "center": 1, "right": 2}.get(
         t.get_horizontalalignment(), 1))
     return [plain_text(t.get_text()) for t in texts if t.get_visible() and t.get_text().strip()]
@@ -374,9 +415,9 @@ def _axis_text(ax, which: str, ranges: bool = True, data=None) -> str:
 
 
 def _cells(ax) -> list:
-    from .plots import CellLabels
-
-    return [a for a in ax.get_children() if isinstance(a, CellLabels) and a.get_visible()]
+    """The artists that write a heat map's numbers (``plots.CellLabels``: ``cell_labels``)."""
+    return [a for a in ax.get_children()
+            if getattr(a, "cell_labels", False) and a.get_visible()]
 
 
 def describe_axes(ax, extra=()) -> str:
@@ -532,3 +573,111 @@ def describe(fig, groups: list[list]) -> list[str]:
         alt = ". ".join(p.rstrip(". ") for p in parts if p) + "."
         alts.append(alt if len(alt) <= 900 else alt[:897].rstrip() + "…")
     return alts
+
+
+# ------------------------------------------------------------------ frames ----
+# What an explorer's frame function returns (a View, a Figure, text, HTML, or a list of
+# these) as nbformat outputs: the frozen book's frame files, the live book's frames and a
+# kernel's Output widget all show these.
+
+
+@contextlib.contextmanager
+def _glyphs_strict():
+    """A context in which a missing glyph (drawn as an empty box) is the error it is."""
+    with warnings.catch_warnings():
+        warnings.filterwarnings(
+            "error", message=r".*[Gg]lyph .* missing from", category=UserWarning
+        )
+        yield
+
+
+def _png_output(png: bytes, width: int, height: int) -> dict:
+    return {
+        "output_type": "display_data",
+        "data": {"image/png": base64.b64encode(png).decode("ascii"), "text/plain": "<Figure>"},
+        "metadata": {"image/png": {"width": width, "height": height}},
+    }
+
+
+def _view_output(view, dpi: float, compact: bool) -> dict:
+    """A ``plots.View`` frame: only its changing artists are drawn (see ``View.rgba``)."""
+    from PIL import Image
+
+    with _glyphs_strict():
+        rgba = view.rgba(dpi)
+    img = Image.fromarray(rgba)
+    return _png_output(encode_png(img, compact=compact), img.width, img.height)
+
+
+def _figure_output(fig, fmt: str, dpi: float, compact: bool = True) -> dict:
+    """A matplotlib Figure as one ``display_data`` output (PNG or SVG)."""
+    import matplotlib.pyplot as plt
+    from PIL import Image
+
+    buf = io.BytesIO()
+    with _glyphs_strict():
+        if fmt == "svg":
+            fig.savefig(buf, format="svg", metadata={"Date": None})
+        else:
+            fig.savefig(buf, format="png", dpi=dpi, metadata={"Software": None})
+    plt.close(fig)  # a no-op for figures pyplot does not manage
+    if fmt == "svg":
+        return {
+            "output_type": "display_data",
+            "data": {"image/svg+xml": buf.getvalue().decode(), "text/plain": "<Figure>"},
+            "metadata": {},
+        }
+    img = Image.open(io.BytesIO(buf.getvalue()))
+    return _png_output(encode_png(img, compact=compact), img.width, img.height)
+
+
+def render_outputs(
+    result: Any, *, fmt: str = "png", dpi: float = 90, compact: bool = True, book: bool = False
+) -> list[dict]:
+    """Turn what ``func`` returned into nbformat output dicts (figures, text, HTML).
+
+    ``compact``: spend time on small PNGs (frozen frames, which the page carries) rather
+    than on speed (live frames, sent once to the kernel's front end).
+    ``book``: a frame of the built book: figures become ``attnlib.pictures`` tiles (lossless
+    WebP at two device pixels per CSS pixel, alt text, checked for phones), ``dpi`` being
+    the CSS pixels per inch.
+    """
+    from matplotlib.figure import Figure
+
+    if result is None:
+        return []
+    if isinstance(result, (list, tuple)):
+        return [
+            out
+            for item in result
+            for out in render_outputs(item, fmt=fmt, dpi=dpi, compact=compact, book=book)
+        ]
+    if book and fmt != "svg" and (is_view(result) or isinstance(result, Figure)):
+        with _glyphs_strict():
+            outs = figure_outputs(result, fmt="webp", css_dpi=dpi, tiles=True)
+        if isinstance(result, Figure):
+            import matplotlib.pyplot as plt
+
+            plt.close(result)
+        return outs
+    if is_view(result):
+        if fmt == "svg":
+            return [_figure_output(result.fig, fmt, dpi, compact)]
+        return [_view_output(result, dpi, compact)]
+    if isinstance(result, Figure):
+        return [_figure_output(result, fmt, dpi, compact)]
+    if isinstance(result, str):
+        text = result if result.endswith("\n") else result + "\n"
+        return [{"output_type": "stream", "name": "stdout", "text": text}]
+    if hasattr(result, "_repr_html_"):
+        return [
+            {
+                "output_type": "display_data",
+                "data": {"text/html": result._repr_html_(), "text/plain": repr(result)},
+                "metadata": {},
+            }
+        ]
+    raise TypeError(
+        f"explorer: func returned {type(result).__name__}; return a matplotlib Figure, "
+        "an attnlib.plots.View, a str, an object with _repr_html_, or a list of these"
+    )

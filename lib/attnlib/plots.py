@@ -5,6 +5,9 @@ Every figure is made by :func:`new_figure`, which first registers a Korean font
 fresh machine and in Colab) with DejaVu Sans as the per-glyph fallback for symbols
 such as ``−`` and ``√``.  Figures are plain ``matplotlib.figure.Figure`` objects, not
 pyplot's, so nothing accumulates in pyplot's state; an explorer frame just returns one.
+
+Layering: this module stands on :mod:`attnlib.pictures` (which turns a figure or a view into
+the page's pictures: tiles, alt text, encoding) and never the other way round.
 """
 
 from __future__ import annotations
@@ -20,6 +23,17 @@ from matplotlib.artist import Artist
 from matplotlib.figure import Figure
 from matplotlib.font_manager import FontProperties
 from matplotlib.ticker import FixedLocator, FuncFormatter, NullFormatter
+
+# The picture layer (rasterising, tiles, alt text, encoding) is below this one: a view draws,
+# attnlib.pictures makes the page's pictures of it.  pictures imports nothing from here.
+from .pictures import (  # noqa: F401  (encode_png, quantize: this module's old names)
+    _TextProbe,
+    encode_png,
+    figure_outputs,
+    quantize,
+    record_text,
+    title_texts,
+)
 
 __all__ = [
     "use_korean_font",
@@ -79,8 +93,6 @@ class BookFigure(Figure):
 
     def _ipython_display_(self):
         from IPython.display import display
-
-        from .pictures import figure_outputs
 
         for out in figure_outputs(self, fmt="png"):
             display(out["data"], metadata=out["metadata"], raw=True)
@@ -166,35 +178,6 @@ def static(fig: Figure, dpi: float | None = None):
     return _Shown(fig)
 
 
-def quantize(rgb):
-    """A 256-colour palette image of an RGB image; the palette's colour nearest to white is
-    white itself, so that a figure's background is the same white in every picture (side by
-    side, two tiles of one figure would otherwise differ by a shade)."""
-    from PIL import Image
-
-    pal = rgb.quantize(colors=256, method=Image.Quantize.FASTOCTREE)
-    colors = np.array(pal.getpalette()[:768], dtype=int).reshape(-1, 3)
-    k = int(np.argmin(((255 - colors) ** 2).sum(axis=1)))
-    if ((255 - colors[k]) ** 2).sum() <= 3 * 8**2:
-        colors[k] = 255
-        pal.putpalette(colors.astype(np.uint8).ravel().tolist())
-    return pal
-
-
-def encode_png(img, *, compact: bool = False) -> bytes:
-    """PNG bytes of a PIL image: fast (zlib level 1; a live frame, sent once) or compact (the
-    smaller of a 256-colour palette, which keeps anti-aliased line art intact at a third of
-    the bytes, and full colour at the highest level; what a page or notebook file carries)."""
-    rgb = img.convert("RGB")
-    full = io.BytesIO()
-    rgb.save(full, format="png", compress_level=9 if compact else 1)
-    if not compact:
-        return full.getvalue()
-    small = io.BytesIO()
-    quantize(rgb).save(small, format="png", optimize=True)
-    return min(full.getvalue(), small.getvalue(), key=len)
-
-
 class View:
     """A figure drawn once and then updated in place: an explorer frame that redraws fast.
 
@@ -270,7 +253,7 @@ class View:
         above = []
         for ax in {a.axes for a in self.dynamic if a.axes is not None}:
             low = min(a.get_zorder() for a in self.dynamic if a.axes is ax)
-            outside = {ax.patch, *_titles(ax)}
+            outside = {ax.patch, *title_texts(ax)}
             above += [c for c in ax.get_children()
                       if c not in tracked and c not in outside and not isinstance(c, Axis)
                       and c.get_zorder() > low]
@@ -283,8 +266,6 @@ class View:
         ``(x in pixels, size in points)`` (the static part's from when it was drawn), which
         ``attnlib.pictures`` uses to check text sizes per tile."""
         from matplotlib.backends.backend_agg import FigureCanvasAgg
-
-        from .pictures import _TextProbe
 
         fig = self.fig
         if self._canvas is None or self._dpi != dpi:
@@ -365,6 +346,7 @@ class CellLabels(Artist):
     """
 
     zorder = 3  # as Text
+    cell_labels = True  # how attnlib.pictures finds a heat map's numbers for its alt text
     _PAD = 2  # pixels around the line box (antialiasing)
 
     def __init__(self, ax, shape, fontsize):
@@ -410,8 +392,6 @@ class CellLabels(Artist):
         if not self.get_visible():
             return
         if any(t.strip() for t in self.texts):  # for attnlib.pictures' text sizes
-            from .pictures import record_text
-
             x_mid = self.axes.bbox.x0 + self.axes.bbox.width / 2
             record_text(renderer, x_mid, self.prop.get_size_in_points())
         gc = renderer.new_gc()
@@ -465,12 +445,3 @@ class ScoreHistograms(View):
             curve.set_data(grid, pdf)
             ax.set_ylim(0, 1.05 * max(density.max(), pdf.max()))  # moves only tracked artists
         self.title.set_text(f"점수 그대로 (dₖ = {d_k})")  # no mathtext: nothing to parse per frame
-
-
-def _titles(ax) -> set:
-    """The axes' three title texts (centre, left, right): the children that matplotlib places
-    with the title transform, ``transAxes + titleOffsetTrans``."""
-    from matplotlib.text import Text
-
-    placed = ax.title.get_transform()
-    return {c for c in ax.get_children() if isinstance(c, Text) and c.get_transform() == placed}

@@ -21,13 +21,12 @@ code path):
   built-in one did: googlecolab/colab-widgets, ``src/outputs.ts``).  Nothing is printed
   into the cell, so nbval compares only the widget's own display.  Works with ipywidgets
   7.7 (what Colab's kernel imports) and 8.
-- ``frozen`` (``make book`` sets it): every combination of control values is computed
-  once, at build time, into its own ``Output`` widget; nested ``Stack`` widgets hold
-  them and each control's ``index`` is ``jslink``-ed to the ``selected_index`` of the
-  stacks of its level, so the static HTML page switches frames in the browser with no
-  kernel.  Outputs are built explicitly (figure -> PNG/SVG bytes -> ``Output.outputs``),
-  never captured with ``with out:``, so an exception in ``func`` fails the cell and
-  the book build.
+- ``frozen`` (``make book`` sets it): no ipywidget at all.  Every combination of control
+  values is computed once, at build time, into a frame file, and the cell shows the built
+  book's own explorer (:mod:`attnlib.explorer_page`: native controls, the first frame in
+  the page, the others fetched by ``vendor/explorer.js`` when a control reaches them).
+  Frames are built explicitly (figure -> tiles -> outputs), never captured with
+  ``with out:``, so an exception in ``func`` fails the cell and the book build.
 
 Example (a chapter cell)::
 
@@ -47,22 +46,21 @@ Math lives in the backends; this module only arranges controls and outputs.
 
 from __future__ import annotations
 
-import base64
-import contextlib
-import io
-import math
 import os
-import warnings
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
 import ipywidgets as W
 
+from . import explorer_page
+from .explorer_page import MAX_FRAMES  # noqa: F401  (frozen frames per explorer)
+from .explorer_page import value_label as _label
+from .pictures import render_outputs
+
 __all__ = ["explorer", "current_mode", "render_outputs", "MODES"]
 
 MODES = ("live", "frozen")
 ENV = "ATTNLIB_WIDGETS"
-MAX_FRAMES = 200  # frozen frames per explorer; beyond this a page gets heavy
 
 
 def current_mode() -> str:
@@ -71,130 +69,6 @@ def current_mode() -> str:
     if value not in MODES:
         raise ValueError(f"{ENV}={value!r}: expected one of {MODES}")
     return value
-
-
-def _label(value: Any) -> str:
-    """How a control value reads on the page: ``64``, ``0.25``, ``-inf``, ``1e-09``."""
-    if isinstance(value, bool):
-        return "켬" if value else "끔"
-    if isinstance(value, float):
-        if math.isinf(value):
-            return "-inf" if value < 0 else "inf"
-        return f"{value:g}"
-    return str(value)
-
-
-# ---------------------------------------------------------------- outputs ----
-
-
-@contextlib.contextmanager
-def _glyphs_strict():
-    """A context in which a missing glyph (drawn as an empty box) is the error it is."""
-    with warnings.catch_warnings():
-        warnings.filterwarnings(
-            "error", message=r".*[Gg]lyph .* missing from", category=UserWarning
-        )
-        yield
-
-
-def _png_output(png: bytes, width: int, height: int) -> dict:
-    return {
-        "output_type": "display_data",
-        "data": {"image/png": base64.b64encode(png).decode("ascii"), "text/plain": "<Figure>"},
-        "metadata": {"image/png": {"width": width, "height": height}},
-    }
-
-
-def _view_output(view, dpi: float, compact: bool) -> dict:
-    """A ``plots.View`` frame: only its changing artists are drawn (see ``View.rgba``)."""
-    from PIL import Image
-
-    from .plots import encode_png
-
-    with _glyphs_strict():
-        rgba = view.rgba(dpi)
-    img = Image.fromarray(rgba)
-    return _png_output(encode_png(img, compact=compact), img.width, img.height)
-
-
-def _figure_output(fig, fmt: str, dpi: float, compact: bool = True) -> dict:
-    """A matplotlib Figure as one ``display_data`` output (PNG or SVG)."""
-    import matplotlib.pyplot as plt
-    from PIL import Image
-
-    from .plots import encode_png
-
-    buf = io.BytesIO()
-    with _glyphs_strict():
-        if fmt == "svg":
-            fig.savefig(buf, format="svg", metadata={"Date": None})
-        else:
-            fig.savefig(buf, format="png", dpi=dpi, metadata={"Software": None})
-    plt.close(fig)  # a no-op for figures pyplot does not manage
-    if fmt == "svg":
-        return {
-            "output_type": "display_data",
-            "data": {"image/svg+xml": buf.getvalue().decode(), "text/plain": "<Figure>"},
-            "metadata": {},
-        }
-    img = Image.open(io.BytesIO(buf.getvalue()))
-    return _png_output(encode_png(img, compact=compact), img.width, img.height)
-
-
-def render_outputs(
-    result: Any, *, fmt: str = "png", dpi: float = 90, compact: bool = True, book: bool = False
-) -> list[dict]:
-    """Turn what ``func`` returned into nbformat output dicts (figures, text, HTML).
-
-    ``compact``: spend time on small PNGs (frozen frames, which the page carries) rather
-    than on speed (live frames, sent once to the kernel's front end).
-    ``book``: a frame of the built book: figures become ``attnlib.pictures`` tiles (lossless
-    WebP at two device pixels per CSS pixel, alt text, checked for phones), ``dpi`` being
-    the CSS pixels per inch.
-    """
-    from matplotlib.figure import Figure
-
-    from .plots import View
-
-    if result is None:
-        return []
-    if isinstance(result, (list, tuple)):
-        return [
-            out
-            for item in result
-            for out in render_outputs(item, fmt=fmt, dpi=dpi, compact=compact, book=book)
-        ]
-    if book and fmt != "svg" and isinstance(result, (View, Figure)):
-        from .pictures import figure_outputs
-
-        with _glyphs_strict():
-            outs = figure_outputs(result, fmt="webp", css_dpi=dpi, tiles=True)
-        if isinstance(result, Figure):
-            import matplotlib.pyplot as plt
-
-            plt.close(result)
-        return outs
-    if isinstance(result, View):
-        if fmt == "svg":
-            return [_figure_output(result.fig, fmt, dpi, compact)]
-        return [_view_output(result, dpi, compact)]
-    if isinstance(result, Figure):
-        return [_figure_output(result, fmt, dpi, compact)]
-    if isinstance(result, str):
-        text = result if result.endswith("\n") else result + "\n"
-        return [{"output_type": "stream", "name": "stdout", "text": text}]
-    if hasattr(result, "_repr_html_"):
-        return [
-            {
-                "output_type": "display_data",
-                "data": {"text/html": result._repr_html_(), "text/plain": repr(result)},
-                "metadata": {},
-            }
-        ]
-    raise TypeError(
-        f"explorer: func returned {type(result).__name__}; return a matplotlib Figure, "
-        "an attnlib.plots.View, a str, an object with _repr_html_, or a list of these"
-    )
 
 
 # --------------------------------------------------------------- controls ----
@@ -252,7 +126,9 @@ def explorer(
     fmt: str = "png",
     dpi: float = 90,
     mode: str | None = None,
-) -> Explorer:
+    ranges: Mapping[str, Any] | None = None,
+    python: str | None = None,
+) -> Explorer | explorer_page.FrozenExplorer:
     """Sliders (and toggles) over ``func(**values)``: live in a kernel, frozen in the book.
 
     sliders: ``{name: [values...]}``, each a ``SelectionSlider`` whose readout shows the
@@ -265,6 +141,8 @@ def explorer(
         figure is ``attnlib.pictures`` tiles (WebP, two device pixels per CSS pixel, ``dpi``
         CSS px per inch) with alt texts, unless ``fmt="svg"``.
     mode: ``"live"`` or ``"frozen"``; default ``$ATTNLIB_WIDGETS`` (see :func:`current_mode`).
+    ranges, python: the live book's ranges and spec (``attnlib.live.explorer`` passes them):
+        carried by the frozen page, unused in a kernel.
     """
     sliders = dict(sliders or {})
     toggles = dict(toggles or {})
@@ -291,26 +169,22 @@ def explorer(
         raise ValueError(f"explorer: mode must be one of {MODES}, not {mode!r}")
 
     start = {name: initial.get(name, values[0]) for name, values, _ in spec}
-    controls = [
-        _control(name, values, start[name], kind, labels.get(name, name))
-        for name, values, kind in spec
-    ]
 
     def outputs_at(values: Mapping[str, Any], compact: bool = True) -> list[dict]:
         return render_outputs(func(**values), fmt=fmt, dpi=dpi, compact=compact,
                               book=mode == "frozen")
 
+    if mode == "frozen":  # the built book: native controls, frames as files (explorer_page);
+        # no ipywidget is made, so the page carries no widget state
+        page = explorer_page.controls(sliders, toggles, initial=start, labels=labels,
+                                      ranges=ranges)
+        return explorer_page.frozen(outputs_at, page, {n: v for n, v, _ in spec}, python=python)
+
+    controls = [
+        _control(name, values, start[name], kind, labels.get(name, name))
+        for name, values, kind in spec
+    ]
     box_layout = W.Layout(width="100%")
-    if mode == "frozen":
-        n_frames = math.prod(len(values) for _, values, _ in spec)
-        if n_frames > MAX_FRAMES:
-            raise ValueError(
-                f"explorer: {n_frames} frames to precompute (limit {MAX_FRAMES}); use fewer values"
-            )
-        if not hasattr(W, "Stack"):
-            raise RuntimeError(f"explorer: frozen mode needs ipywidgets 8, not {W.__version__}")
-        view = _frozen_stack(spec, controls, start, outputs_at, {})
-        return Explorer([*controls, view], layout=box_layout)
 
     # Live: each position is computed when first visited and kept, so moving back and
     # forth over the slider's few values costs nothing after the first pass.
@@ -355,19 +229,3 @@ def explorer(
     start_text = ", ".join(f"{n} = {_label(v)}" for n, v in start.items())
     fallback["text/plain"] = f"[탐색기: {start_text}. 커널에서 실행하면 슬라이더가 움직입니다.]"
     return LiveExplorer([*controls, out], layout=box_layout, fallback=fallback, show=show)
-
-
-def _frozen_stack(spec, controls, start, outputs_at, fixed):
-    """Nested Stacks: level i switches over control i's values; leaves are Outputs."""
-    level = len(fixed)
-    if level == len(spec):
-        out = W.Output()
-        out.outputs = tuple(outputs_at(fixed))
-        return out
-    name, values, _ = spec[level]
-    children = [
-        _frozen_stack(spec, controls, start, outputs_at, {**fixed, name: v}) for v in values
-    ]
-    stack = W.Stack(children, selected_index=values.index(start[name]))
-    W.jslink((controls[level], "index"), (stack, "selected_index"))
-    return stack

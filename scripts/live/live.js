@@ -1,25 +1,26 @@
 // 「실시간 계산 켜기」: explorers and exercises computed in the reader's browser.
 //
 // This small script is all a page loads until a reader asks.  It puts a button under every
-// explorer that carries a live spec (attnlib.live.explorer, a
-// <script type="application/vnd.attnlib.live+json"> next to the frozen widget) and under every
-// exercise's stub cell (marked by _ext/live.py).  A click starts one Web Worker for the page
-// (worker.js: Pyodide, NumPy, matplotlib and attnlib, from the book's own _static/live/),
-// with its progress shown, and then:
-//   - an explorer gets native controls in place of its frozen ones: a slider with a range
-//     takes any value in it (a range input and a number box), the others keep their values;
-//     each frame is computed in the worker by the library code the chapter's cell ran, and
-//     drawn into the <img> the frozen widget shows (its alt names the values).  At most one
+// explorer that carries a live spec (attnlib.live.explorer: the explorer's page data names the
+// class and inputs to rebuild) and under every exercise's stub cell (marked by _ext/live.py).
+// A click starts one Web Worker for the page (worker.js: Pyodide, NumPy, matplotlib and
+// attnlib, from the book's own _static/live/), with its progress shown, and then:
+//   - an explorer keeps its controls (explorer.js) and takes its frames from the worker: a
+//     slider with a range takes any value in it, the others keep their values.  At most one
 //     frame per explorer is in flight; the newest value waits, older ones are dropped.
 //   - an exercise's stub becomes a code editor (CodeMirror, editor.js, loaded then); 「실행하고
 //     채점」 runs it and the chapter's attnlib.check call, and the verdict shows below.  The
 //     code is kept in localStorage, so it survives a reload.
+// A reader who turned an explorer live is remembered (localStorage): on the next page with
+// explorers, Python starts in an idle moment and they go live by themselves, until the reader
+// presses 「다음 페이지부터 자동으로 켜지 않기」.
 (() => {
   "use strict";
-  const SPEC = 'script[type="application/vnd.attnlib.live+json"]';
+  const SPEC = 'script[type="application/vnd.attnlib.explorer+json"]';
+  const AUTO = "attnlib-live-auto"; // a reader who went live once: the next pages start Python
   const HERE = document.currentScript ? document.currentScript.src : location.href;
   const BASE = new URL("../../live/", HERE).href; // _static/vendor/live/ -> _static/live/
-  const stats = (window.attnlibLive = { frames: [], progress: [], ready: null, clicked: null, errors: [] });
+  const stats = (window.attnlibLive = { frames: [], progress: [], ready: null, clicked: null, errors: [], auto: false });
 
   const CSS = `
 .attnlib-live{display:flex;flex-wrap:wrap;align-items:center;gap:.5rem;margin:.4rem 0;font-size:.9rem}
@@ -27,12 +28,6 @@
 .attnlib-live button[disabled]{opacity:.6;cursor:default}
 .attnlib-live progress{width:10rem}
 .attnlib-live-status,.attnlib-live-frame{contain:content;min-width:12rem}
-.attnlib-live-controls{display:flex;flex-direction:column;gap:.3rem;margin:.3rem 0}
-.attnlib-live-controls .attnlib-live-row{display:flex;flex-wrap:wrap;align-items:center;gap:.5rem}
-.attnlib-live-controls input[type=range]{width:min(20rem,60vw)}
-.attnlib-live-controls input[type=number]{width:6.5rem}
-.attnlib-live-controls .toggles button{color:var(--pst-color-text-base,#222);background:var(--pst-color-surface,#f6f6f6);border:1px solid var(--pst-color-border,#888)}
-.attnlib-live-controls .toggles button[aria-pressed=true]{background:var(--pst-color-primary-bg,#dbe7f5);border-color:var(--pst-color-primary,#4C72B0)}
 .attnlib-live-editor{border:1px solid var(--pst-color-border,#ccc);border-radius:4px;margin:.3rem 0;font-size:13px}
 html[data-theme=dark] .attnlib-live-editor .cm-editor{background:#fff;color:#222;filter:invert(1) hue-rotate(180deg)}
 .attnlib-live-verdict{white-space:pre-wrap;margin:.3rem 0;padding:.4rem;background:var(--pst-color-surface,#f8f8f8);color:var(--pst-color-text-base,#222);border-left:3px solid var(--pst-color-primary,#4C72B0)}
@@ -143,210 +138,32 @@ html[data-theme=dark] .attnlib-live-editor .cm-editor{background:#fff;color:#222
   }
 
   // ------------------------------------------------------------------ explorers ----
-  function visibleOutput(root) {
-    return [...root.querySelectorAll(".widget-output")].find((o) => o.getClientRects().length);
-  }
-
-  function currentIndex(root, control, k) {
-    // The frozen control's position, so going live starts where the reader left it.
-    if (control.kind === "slider") {
-      const readout = root.querySelectorAll(".widget-hslider .widget-readout")[k];
-      const i = readout ? control.labels.indexOf(readout.textContent.trim()) : -1;
-      return i >= 0 ? i : control.initial;
-    }
-    const group = root.querySelectorAll(".widget-toggle-buttons")[k];
-    const active = group && group.querySelector("button.mod-active");
-    const i = active ? control.labels.indexOf(active.textContent.trim()) : -1;
-    return i >= 0 ? i : control.initial;
-  }
-
-  function rangeControl(control, index, onValue) {
-    const r = control.range;
-    const toPos = (v) => (r.log ? (Math.log(v / r.min) / Math.log(r.max / r.min)) * 1000
-                                : ((v - r.min) / (r.max - r.min)) * 1000);
-    const fromPos = (p) => (r.log ? r.min * Math.pow(r.max / r.min, p / 1000)
-                                  : r.min + (p / 1000) * (r.max - r.min));
-    const round = (v) => {
-      const k = Math.round(Math.min(Math.max(v, r.min), r.max) / r.step) * r.step;
-      return r.integer ? Math.round(k) : Number(k.toPrecision(12));
-    };
-    const start = Number(control.labels[index]);
-    const slider = el("input", { type: "range", min: "0", max: "1000", step: "any",
-                                 "aria-label": control.label });
-    const box = el("input", { type: "number", min: String(r.min), max: String(r.max),
-                              step: String(r.step), "aria-label": `${control.label} 값` });
-    const readout = el("output", { class: "attnlib-live-readout" });
-    const set = (v, from) => {
-      v = round(v);
-      if (from !== slider) slider.value = String(toPos(v));
-      if (from !== box) box.value = String(v);
-      slider.setAttribute("aria-valuetext", String(v));  // the label names the control
-      readout.textContent = String(v);
-      onValue(v);
-    };
-    slider.addEventListener("input", () => set(fromPos(Number(slider.value)), slider));
-    box.addEventListener("input", () => { if (box.value !== "" && box.checkValidity()) set(Number(box.value), box); });
-    box.addEventListener("change", () => set(Number(box.value), box));
-    // Listed values the range leaves out (-inf, -1e9): a click away, as buttons.
-    const picks = (control.outside || []).map((i) => el("button", {
-      type: "button", text: control.labels[i], onclick: () => {
-        box.value = ""; // the number box holds values of the range only
-        readout.textContent = control.labels[i];
-        slider.setAttribute("aria-valuetext", readout.textContent);
-        onValue({ index: i });
-      },
-    }));
-    const row = el("div", { class: "attnlib-live-row" }, el("span", { text: `${control.label} ` }), slider, box,
-                   ...picks, readout);
-    const init = () => {
-      if ((control.outside || []).includes(index)) picks[control.outside.indexOf(index)].click();
-      else set(start, null);
-    };
-    return { row, init };
-  }
-
-  function listControl(control, index, onValue) {
-    let row;
-    let init;
-    if (control.kind === "slider") {
-      const slider = el("input", { type: "range", min: "0", max: String(control.labels.length - 1),
-                                   step: "1", "aria-label": control.label });
-      const readout = el("output", { class: "attnlib-live-readout" });
-      const set = (i) => {
-        slider.value = String(i);
-        slider.setAttribute("aria-valuetext", control.labels[i]);
-        readout.textContent = control.labels[i];
-        onValue({ index: i });
-      };
-      slider.addEventListener("input", () => set(Number(slider.value)));
-      row = el("div", { class: "attnlib-live-row" }, el("span", { text: `${control.label} ` }), slider, readout);
-      init = () => set(index);
-    } else {
-      const buttons = control.labels.map((label, i) =>
-        el("button", { type: "button", text: label, "aria-pressed": "false", onclick: () => set(i) }));
-      const set = (i) => {
-        buttons.forEach((b, j) => b.setAttribute("aria-pressed", String(i === j)));
-        onValue({ index: i });
-      };
-      row = el("div", { class: "attnlib-live-row toggles", role: "group", "aria-label": control.label },
-               el("span", { text: `${control.label} ` }), ...buttons);
-      init = () => set(index);
-    }
-    return { row, init };
-  }
-
-  const IMAGES = ["image/webp", "image/png", "image/jpeg", "image/svg+xml"];
-  const imageOf = (o) => {
-    const mime = IMAGES.find((m) => (o.data || {})[m]);
-    if (!mime) return null;
-    const data = o.data[mime];
-    const src = mime === "image/svg+xml"
-      ? `data:image/svg+xml;charset=utf-8,${encodeURIComponent(data)}`
-      : `data:${mime};base64,${data}`;
-    return { src, meta: (o.metadata || {})[mime] || {} };
-  };
-
-  // The pictures of a frame decoded off the main thread before they are shown.
-  async function decoded(result) {
-    for (const o of result.outputs) {
-      const image = imageOf(o);
-      if (!image) continue;
-      const img = new Image();
-      img.src = image.src;
-      try { await img.decode(); } catch (_) { /* shown anyway */ }
-    }
-  }
-
-  function drawFrame(area, result) {
-    // Into the frozen output's own elements, in order: each <img> gets the new picture (or
-    // tile), its size and its alt text (from the output's metadata, as the frozen build
-    // writes it, else live.frame_alt); each text block the new text.
-    const imgs = [...area.querySelectorAll("img")];
-    const pres = [...area.querySelectorAll("pre")];
-    let i = 0;
-    let t = 0;
-    for (const out of result.outputs) {
-      const data = out.data || {};
-      const image = imageOf(out);
-      if (image) {
-        const img = imgs[i++] || area.appendChild(el("img"));
-        img.src = image.src;
-        if (image.meta.width) img.width = image.meta.width;
-        if (image.meta.height) img.height = image.meta.height;
-        img.alt = image.meta.alt || result.alt;
-      } else if (out.output_type === "stream" || data["text/plain"]) {
-        const text = out.output_type === "stream" ? out.text : data["text/plain"];
-        const pre = pres[t++] || area.appendChild(el("pre"));
-        pre.textContent = (Array.isArray(text) ? text.join("") : text).replace(/\n$/, "");
-      }
-    }
-  }
-
-  async function goLiveExplorer(tag, bar) {
-    const spec = JSON.parse(tag.textContent);
-    const cell = tag.closest(".cell_output") || tag.parentElement;
-    const root = cell.querySelector(".widget-subarea");
-    if (!root) throw new Error("no rendered explorer next to the live spec");
-    const area = visibleOutput(root);
-    const values = {};
-    let inflight = false;
-    let pending = null;
-    let sentAt = 0;
-    const status = el("span", { class: "attnlib-live-frame", role: "status" });
-    const send = () => {
-      if (!pending) return;
-      const request = pending;
-      pending = null;
-      inflight = true;
-      sentAt = performance.now();
-      status.textContent = "계산 중…";
-      ask({ type: "frame", spec: spec.python, values: request }).then(async (msg) => {
-        inflight = false;
-        const ms = performance.now() - sentAt;
-        if (msg.stopped) {
-          status.textContent = "계산을 멈췄습니다";
-        } else if (msg.error) {
-          status.textContent = `오류: ${msg.error.split("\n").filter(Boolean).pop()}`;
-          stats.errors.push(msg.error);
-        } else {
-          await decoded(msg.result);
-          drawFrame(area, msg.result);
-          status.textContent = msg.result.alt;  // a polite status: the new frame is announced
-          stats.frames.push({ ms, worker_ms: msg.ms, values: msg.result.values, at: performance.now() });
-          root.dispatchEvent(new CustomEvent("attnlib-live-frame", { detail: msg.result }));
-        }
-        send();
+  // The explorer keeps its controls (explorer.js); going live changes where its frames come
+  // from: the worker, by the library code the chapter's cell ran.
+  // A frame counts (window.attnlibLive.frames) when the explorer has drawn it.
+  function frameSource(root, spec) {
+    let last = null;
+    root.addEventListener("attnlib-frame", () => {
+      if (!last) return;
+      const at = performance.now();
+      stats.frames.push({ ms: at - last.t0, worker_ms: last.ms, values: last.values, at });
+      last = null;
+    });
+    return (values) => {
+      const t0 = performance.now();
+      return ask({ type: "frame", spec: spec.python, values }).then((msg) => {
+        if (msg.stopped || msg.error) return msg;
+        last = { t0, ms: msg.ms, values: msg.result.values };
+        return msg.result;
       });
     };
-    let last = "";
-    const request = () => {
-      const key = JSON.stringify(values);
-      if (key === last) return; // the same frame again (a range's input and change events)
-      last = key;
-      pending = { ...values };
-      if (!inflight) send();
-    };
-    const panel = el("div", { class: "attnlib-live-controls" });
-    const inits = spec.controls.map((control, k) => {
-      const index = currentIndex(root, control, control.kind === "slider"
-        ? spec.controls.filter((c) => c.kind === "slider").indexOf(control)
-        : spec.controls.filter((c) => c.kind === "toggle").indexOf(control));
-      const onValue = (v) => { values[control.name] = v; if (ready) request(); };
-      const made = control.range ? rangeControl(control, index, onValue)
-                                 : listControl(control, index, onValue);
-      panel.append(made.row);
-      return made.init;
-    });
-    let ready = false;
-    inits.forEach((f) => f());
-    ready = true;
-    // The frozen controls give way to the live ones (the frozen frames stay for the picture).
-    root.querySelectorAll(".widget-hslider, .widget-toggle-buttons").forEach((c) =>
-      c.classList.add("attnlib-live-hidden"));
-    root.prepend(panel);
-    panel.append(status);
+  }
+
+  async function goLiveExplorer(root, bar) {
+    const explorer = window.attnlibExplorers && window.attnlibExplorers.get(root);
+    if (!explorer) throw new Error("이 탐색기의 조절기를 찾지 못했습니다");
+    explorer.goLive(frameSource(root, explorer.data));
     bar.button.textContent = "실시간 계산 켜짐";
-    request();
   }
 
   // ------------------------------------------------------------------ exercises ----
@@ -410,7 +227,8 @@ html[data-theme=dark] .attnlib-live-editor .cm-editor{background:#fff;color:#222
   function offer(node, label, go) {
     const bar = makeBar(label);
     node.after(bar.node);
-    bar.button.addEventListener("click", async () => {
+    const run = async () => {
+      if (bar.button.disabled) return;
       bars.add(bar);
       bar.button.disabled = true;
       try {
@@ -420,18 +238,59 @@ html[data-theme=dark] .attnlib-live-editor .cm-editor{background:#fff;color:#222
         stats.errors.push(String(err));
         bar.status.textContent = `실시간 계산을 켜지 못했습니다: ${err.message || err}`;
       }
-    }, { once: true });
+    };
+    bar.button.addEventListener("click", run, { once: true });
+    return { bar, run };
+  }
+
+  // ------------------------------------------------------------ remembered ----
+  function remembered() {
+    try { return localStorage.getItem(AUTO) === "1"; } catch (_) { return false; }
+  }
+
+  function remember(on) {
+    try {
+      if (on) localStorage.setItem(AUTO, "1");
+      else localStorage.removeItem(AUTO);
+    } catch (_) { /* private mode: nothing is remembered */ }
+  }
+
+  // A reader who went live on an earlier page: Python starts in this page's first idle
+  // moment and its explorers go live; each bar says so and offers to stop doing it.
+  function autoLive(goes) {
+    if (location.protocol === "file:") return;
+    stats.auto = true;
+    for (const { bar } of goes) {
+      const off = el("button", { type: "button", class: "attnlib-live-auto-off",
+                                 text: "다음 페이지부터 자동으로 켜지 않기" });
+      off.addEventListener("click", () => {
+        remember(false);
+        off.remove();
+        bar.status.textContent = "다음 페이지부터는 단추를 눌러야 켜집니다";
+      }, { once: true });
+      bar.node.append(off);
+    }
+    const go = () => goes.forEach(({ run }) => run());
+    if (window.requestIdleCallback) requestIdleCallback(go, { timeout: 2000 });
+    else setTimeout(go, 500);
   }
 
   function setUp() {
     if (!document.querySelector(`${SPEC}, .attnlib-ex-stub, .attnlib-ex-sol`)) return;
-    document.head.append(el("style", { text: CSS }));
-    for (const tag of document.querySelectorAll(SPEC)) {
-      offer(tag, "실시간 계산 켜기", async (bar) => {
-        await start();
-        await goLiveExplorer(tag, bar);
-      });
+    if (!window.attnlibExplorers && document.querySelector(".attn-explorer")) {
+      // explorer.js runs first (both deferred, in that order); wait for it otherwise
+      document.addEventListener("attnlib-explorers", setUp, { once: true });
+      return;
     }
+    document.head.append(el("style", { text: CSS }));
+    const roots = [...document.querySelectorAll(".attn-explorer")].filter(
+      (root) => JSON.parse(root.querySelector(SPEC).textContent).python);
+    const goes = roots.map((root) => offer(root, "실시간 계산 켜기", async (bar) => {
+      remember(true);
+      await start();
+      await goLiveExplorer(root, bar);
+    }));
+    if (roots.length && remembered()) autoLive(goes);
     for (const stub of document.querySelectorAll(".cell.attnlib-ex-stub")) {
       const key = [...stub.classList].find((c) => c.startsWith("attnlib-ex-id-"));
       const check = key && document.querySelector(`.cell.attnlib-ex-check.${key}`);

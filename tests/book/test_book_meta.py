@@ -1,8 +1,8 @@
 """The book's configuration and the committed notebooks agree with each other.
 
 - ``_config.yml``: Korean, strict execution, the repository URL (written once), launch
-  buttons, math typeset at build time (KaTeX) and the widget manager served from the
-  book's own folder.
+  buttons, math typeset at build time (KaTeX), no widget manager (the book's explorers are
+  its own, served from its folder).
 - ``_templates/``: the theme's asset macros, less fontawesome.js, still match the theme, and
   so do the copies of theme templates that only translate or drop an English label.
 - ``_toc.yml``: every file it names exists and every chapter notebook is in it.
@@ -69,9 +69,8 @@ def test_config_is_korean_strict_and_offline():
     assert sphinx["html_math_renderer"] == "katex"  # typeset at build time: no math script
     assert "mathjax_path" not in sphinx
     assert "://" not in sphinx["katex_css"]
-    scripts = list(sphinx["nb_ipywidgets_js"])
-    assert all("://" not in s for s in scripts), scripts
-    assert [Path(s).name for s in scripts] == ["widgets.js"]
+    # no widget manager (MyST-NB's default loads one from a CDN): the explorers are the book's
+    assert sphinx["nb_ipywidgets_js"] == {}
     assert sphinx["html_context"]["default_mode"] in ("light", "dark", "auto")
     assert CONFIG["launch_buttons"]["thebe"] is False
 
@@ -81,7 +80,7 @@ def test_vendored_files_exist_where_the_config_points():
     if not (static / "vendor").is_dir():
         pytest.skip("JavaScript not vendored yet (make vendor)")
     sphinx = CONFIG["sphinx"]["config"]
-    for rel in [sphinx["katex_css"], *sphinx["nb_ipywidgets_js"]]:
+    for rel in [sphinx["katex_css"], "vendor/explorer.js", "vendor/live/live.js"]:
         assert (static / rel).is_file(), rel
     css = static / sphinx["katex_css"]
     fonts = re.findall(r"url\(([^)]+)\)", css.read_text(encoding="utf-8"))
@@ -414,8 +413,8 @@ def test_page_sizes_counts_the_fonts_a_page_uses_and_fails_over_budget(tmp_path,
     assert not widgets
 
     big = tmp_path / "big.html"
-    noise = random.Random(0).randbytes(1_600_000)  # gzip cannot shrink it below 1.5 MB
-    big.write_bytes(b'<script type="application/vnd.jupyter.widget-state+json"></script>' + noise)
+    noise = random.Random(0).randbytes(700_000)  # gzip cannot shrink it below 0.6 MB
+    big.write_bytes(b'<script type="application/vnd.attnlib.explorer+json"></script>' + noise)
     assert sizes.main([str(tmp_path)]) == 1
     assert "big.html" in capsys.readouterr().err
 

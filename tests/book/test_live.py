@@ -1,11 +1,14 @@
 """The live book (「실시간 계산 켜기」) in headless Chromium; requests outside the book blocked.
 
-- An explorer goes live (chapter 1): Pyodide, NumPy, matplotlib and attnlib load from the
-  book's own files only after the click, a slider value that is not among the frozen frames
-  (d_k = 69) gives a new frame whose readout and alt text name it.  Printed, not asserted
-  (a benchmark): seconds from the click to the first live frame, the median of later
-  frames, and the longest task on the page's main thread while live (PerformanceObserver
-  "longtask"); also written to _build/live_bench.txt.
+- An explorer goes live (chapter 1) on its own controls: Pyodide, NumPy, matplotlib and
+  attnlib load from the book's own files only after the click, a slider value that is not
+  among the frozen frames (d_k = 69) gives a new frame whose readout and alt text name it.
+  Printed, not asserted (a benchmark): seconds from the click to the first live frame, the
+  median of later frames, and the longest task on the page's main thread while live
+  (PerformanceObserver "longtask"); also written to _build/live_bench.txt.  The reader is
+  then remembered: the next explorer page (chapter 2) goes live by itself, and the seconds
+  from its navigation to its first live frame are printed; its 「다음 페이지부터 자동으로 켜지
+  않기」 forgets the reader.
 - An exercise goes live (chapter 8): a correct solution typed into the editor gets ✔, a
   wrong one ✘ with its hint, and the code survives a reload (localStorage).  Printed and
   appended to _build/live_bench.txt: seconds from the click to the first verdict, and a
@@ -36,7 +39,6 @@ from test_browser import HTML, PAGES, ROOT, _missing, _QuietHandler, browser  # 
 
 pytestmark = pytest.mark.browser
 
-LIVE_MIME = "application/vnd.attnlib.live+json"
 EXERCISE_BUTTON = ".attnlib-ex-stub + .attnlib-live .attnlib-live-on"
 LIVE_TIMEOUT_MS = 180_000  # loading Pyodide on a busy 2-core machine
 
@@ -192,15 +194,21 @@ def test_explorer_goes_live(live_visit):
     page.wait_for_function("() => window.attnlibLive.frames.length > 0", timeout=LIVE_TIMEOUT_MS)
     first = _frames(page)[0]["at"] - clicked
     cpu1 = _worker_cpu()
-    box = page.locator(".attnlib-live-controls input[type=number]").first
+    explorer = page.locator(".attn-explorer").first
+    # the same controls: one slider, its readout, now with a number box beside it
+    assert explorer.locator("input[type=range]").count() == 1
+    box = explorer.locator("input.attn-number")
     _set_number(page, box, 69)  # not a frozen frame (4, 8, …, 1024)
     _wait_frame(page, "d_k", "69")
-    readout = page.locator(".attnlib-live-readout").first.inner_text()
-    assert readout == "69", readout
-    alts = page.eval_on_selector_all(
-        ".widget-output img", "els => els.filter(e => e.getClientRects().length).map(e => e.alt)")
-    assert any("69" in a for a in alts), alts  # live.frame_alt, or the build's own alt text
-    text = page.locator(".widget-subarea").first.inner_text()
+    page.wait_for_function(
+        "(e) => e.querySelector('.attn-readout').textContent === '69'",
+        arg=explorer.element_handle(), timeout=10_000)
+    valuetext = explorer.locator("input[type=range]").get_attribute("aria-valuetext")
+    assert valuetext == "69", valuetext
+    page.wait_for_function(  # the frame is drawn after its pictures are decoded
+        "(e) => [...e.querySelectorAll('.attn-frame img')].some(i => i.alt.includes('69'))",
+        arg=explorer.element_handle(), timeout=10_000)
+    text = explorer.inner_text()
     assert "d_k = 69:  std =" in text, "the frame's text line is not the new one"
     # Later frames, one at a time (each waits for the previous), then a burst of slider
     # moves: the newest value wins.
@@ -210,7 +218,7 @@ def test_explorer_goes_live(live_visit):
         _set_number(page, box, d_k)
         _wait_frame(page, "d_k", str(d_k))
     cpu3 = _worker_cpu()
-    slider = page.locator(".attnlib-live-controls input[type=range]").first
+    slider = explorer.locator("input[type=range]")
     for pos in range(0, 1001, 50):
         slider.evaluate("(s, p) => { s.value = p; s.dispatchEvent(new Event('input')); }", pos)
     _wait_frame(page, "d_k", "1024")
@@ -236,6 +244,18 @@ def test_explorer_goes_live(live_visit):
         "  loading: " + ", ".join(f"{t.split(' (')[0]} {ms / 1000:.1f} s"
                                   for t, ms in stats["progress"] if "(" not in t),
     ]
+    # The reader went live: the next explorer page goes live by itself, in its idle time.
+    assert page.evaluate("() => localStorage.getItem('attnlib-live-auto')") == "1"
+    page.goto(f"{v.origin}/{_page('02_collapse.html')}", wait_until="load")
+    page.wait_for_function("() => window.attnlibLive.frames.length > 0", timeout=LIVE_TIMEOUT_MS)
+    auto = page.evaluate("() => window.attnlibLive.frames[0].at")  # ms from navigation start
+    assert page.evaluate("() => window.attnlibLive.auto") is True
+    lines.append(f"  next page, remembered: navigation -> first live frame {auto / 1000:6.2f} s"
+                 " (Python started in the page's idle time, no click)")
+    off = page.locator(".attnlib-live-auto-off").first
+    assert off.is_visible() and off.inner_text() == "다음 페이지부터 자동으로 켜지 않기"
+    off.click()
+    assert page.evaluate("() => localStorage.getItem('attnlib-live-auto')") is None
     out = ROOT / "_build" / "live_bench.txt"
     out.write_text("\n".join(lines) + "\n", encoding="utf-8")
     print("\n" + "\n".join(lines))
@@ -362,10 +382,19 @@ def test_a_solution_goes_live_edited_and_run(live_visit):
 
 def test_a_page_opened_as_a_file_says_why_live_is_off(browser):  # noqa: F811
     """A page opened from disk (file://) cannot start a Web Worker or import the editor: an
-    explorer's bar and an exercise's say, in Korean, that the book must be served."""
+    explorer's bar and an exercise's say, in Korean, that the book must be served.  Its
+    sliders still work: frames are scripts, which a page opened as a file may load."""
     context = browser.new_context()
     try:
         page = context.new_page()
+        page.goto((HTML / _page("01_variance.html")).as_uri(), wait_until="load")
+        explorer = page.locator(".attn-explorer").first
+        before = explorer.locator(".attn-frame img").first.get_attribute("src")
+        explorer.locator("input[type=range]").focus()
+        page.keyboard.press("ArrowRight")
+        page.wait_for_function(
+            "([e, b]) => e.querySelector('.attn-frame img').getAttribute('src') !== b",
+            arg=[explorer.element_handle(), before], timeout=10_000)
         for rel, button in (("01_variance.html", ".attnlib-live-on"),
                             ("08_row_rule.html", EXERCISE_BUTTON)):
             page.goto((HTML / _page(rel)).as_uri(), wait_until="load")
@@ -422,8 +451,7 @@ def test_every_explorer_has_a_live_spec_that_draws():
 
     specs = _specs()
     explorer_pages = {rel for rel in PAGES
-                      if "SelectionSliderModel" in (HTML / rel).read_text(encoding="utf-8")
-                      or "ToggleButtonsModel" in (HTML / rel).read_text(encoding="utf-8")}
+                      if 'class="attn-explorer"' in (HTML / rel).read_text(encoding="utf-8")}
     assert explorer_pages <= {rel for rel, _, _ in specs}, (
         f"explorer pages without a live spec: {sorted(explorer_pages - {r for r, _, _ in specs})}")
     live.browser_setup()
@@ -454,7 +482,7 @@ def test_every_exercise_stub_is_marked():
             assert f"attnlib-ex-check attnlib-ex-id-{i}" in text, f"{rel}: {i} has no check"
         stubs += len(ids)
         checks += len(re.findall(r"attnlib-ex-check", text))
-        if ids or LIVE_MIME in text:
+        if ids or _ext_live().page_specs(text):
             assert "vendor/live/live.js" in text, f"{rel}: live page without live.js"
     assert stubs > 0 and stubs == checks
 

@@ -1,4 +1,5 @@
-"""attnlib.widgets.explorer: frozen frames, jslinks, readouts, live updates, failures."""
+"""attnlib.widgets.explorer: frozen frames (the built book's explorer, frames as files),
+readouts, live updates in a kernel, failures."""
 
 from __future__ import annotations
 
@@ -20,52 +21,69 @@ def _frame(d_k, dtype="float64"):
     return fig, f"d_k = {d_k}, {dtype}"
 
 
-def _leaves(widget):
-    if isinstance(widget, W.Output):
-        return [widget]
-    return [leaf for child in widget.children for leaf in _leaves(child)]
-
-
 def _instances():
     from ipywidgets.widgets import widget as widget_module
 
     return widget_module._instances
 
 
-def _links(widget):
-    return [
-        w
-        for w in list(_instances().values())
-        if isinstance(w, W.widgets.widget_link.Link) and widget in (w.source[0], w.target[0])
-    ]
+@pytest.fixture
+def frames(tmp_path, monkeypatch):
+    """The folder a frozen explorer writes its frames into (make book: _build/frames)."""
+    monkeypatch.setenv("ATTNLIB_FRAMES_DIR", str(tmp_path))
+    return tmp_path
 
 
-def test_frozen_one_slider_precomputes_every_value():
+def _page(ex) -> tuple[str, dict]:
+    """The frozen explorer's HTML and its page data."""
+    import json
+    import re
+
+    html = ex._repr_mimebundle_()["text/html"]
+    data = re.search(r'<script type="application/vnd\.attnlib\.explorer\+json">(.*?)</script>',
+                     html, re.S).group(1)
+    return html, json.loads(data)
+
+
+def _frame_file(folder, name) -> list[dict]:
+    import json
+
+    text = (folder / f"{name}.js").read_text(encoding="utf-8")
+    prefix = f'attnlibFrame("{name}",'
+    assert text.startswith(prefix) and text.endswith(");\n")
+    return json.loads(text[len(prefix):-3])["outputs"]
+
+
+def test_frozen_one_slider_precomputes_every_value(frames):
     values = [4, 16, 64, 256]
+    before = len(_instances())
     ex = widgets.explorer(_frame, sliders={"d_k": values}, initial={"d_k": 64}, mode="frozen")
-    slider, stack = ex.children
-    assert isinstance(slider, W.SelectionSlider) and isinstance(stack, W.Stack)
-    assert slider.readout and slider.value == 64 and slider.label == "64"
-    assert [label for label, _ in slider.options] == ["4", "16", "64", "256"]
-    assert stack.selected_index == slider.index == 2
-    leaves = _leaves(stack)
-    assert len(leaves) == len(values)
-    for leaf, d_k in zip(leaves, values, strict=True):
-        kinds = [o["output_type"] for o in leaf.outputs]
-        assert kinds == ["display_data", "stream"]
+    assert len(_instances()) == before, "the frozen book makes no ipywidget (no widget state)"
+    html, data = _page(ex)
+    (control,) = data["controls"]
+    assert control["labels"] == ["4", "16", "64", "256"] and control["initial"] == 2
+    # a native slider over the listed values, at the initial one, named by its label
+    assert '<input type="range"' in html and 'min="0" max="3" step="1" value="2"' in html
+    assert 'aria-valuetext="64"' in html and '<label for="' in html
+    assert 'aria-live="polite"' in html
+    assert len(data["frames"]) == len(values) == len(set(data["frames"]))
+    for name, d_k in zip(data["frames"], values, strict=True):
+        outs = _frame_file(frames, name)
+        assert [o["output_type"] for o in outs] == ["display_data", "stream"]
         # the book's pictures: lossless WebP at two device pixels per CSS pixel, with an alt
         # text and the CSS size in the output metadata (attnlib.pictures)
-        webp = base64.b64decode(leaf.outputs[0]["data"]["image/webp"])
+        webp = base64.b64decode(outs[0]["data"]["image/webp"])
         assert webp[:4] == b"RIFF" and webp[8:12] == b"WEBP" and len(webp) < 60_000
-        meta = leaf.outputs[0]["metadata"]["image/webp"]
+        meta = outs[0]["metadata"]["image/webp"]
         assert meta["width"] == 3 * 90 and meta["text_px"] >= 9 and len(meta["alt"]) > 10
-        assert leaf.outputs[1]["text"] == f"d_k = {d_k}, float64\n"
-    link = _links(slider)
-    assert len(link) == 1 and link[0].source == (slider, "index")
-    assert link[0].target == (stack, "selected_index")
+        assert outs[1]["text"] == f"d_k = {d_k}, float64\n"
+    # the page carries the initial frame, as the frame file holds it
+    first = _frame_file(frames, data["frames"][2])
+    assert first[0]["data"]["image/webp"] in html and "d_k = 64, float64" in html
+    assert _frame_file(frames, data["frames"][0])[0]["data"]["image/webp"] not in html
 
 
-def test_frozen_slider_and_toggle_nest_stacks():
+def test_frozen_slider_and_toggle_frames_are_row_major(frames):
     ex = widgets.explorer(
         _frame,
         sliders={"d_k": [4, 64, 1024]},
@@ -73,31 +91,50 @@ def test_frozen_slider_and_toggle_nest_stacks():
         initial={"dtype": "float64"},
         mode="frozen",
     )
-    slider, toggle, outer = ex.children
-    assert isinstance(toggle, W.ToggleButtons) and toggle.value == "float64"
-    assert len(outer.children) == 3 and all(isinstance(c, W.Stack) for c in outer.children)
-    assert all(c.selected_index == 1 for c in outer.children)
-    texts = [leaf.outputs[-1]["text"] for leaf in _leaves(outer)]
+    html, data = _page(ex)
+    assert [c["kind"] for c in data["controls"]] == ["slider", "toggle"]
+    assert data["controls"][1]["initial"] == 1
+    assert html.count('aria-pressed="true"') == 1 and 'aria-pressed="true">float64' in html
+    texts = [_frame_file(frames, n)[-1]["text"] for n in data["frames"]]
     assert texts == [f"d_k = {d}, {t}\n" for d in (4, 64, 1024) for t in ("float32", "float64")]
-    assert len(_links(toggle)) == 3 and len(_links(slider)) == 1
 
 
-def test_frozen_readout_shows_values_not_indices():
+def test_frozen_readout_shows_values_not_indices(frames):
     ex = widgets.explorer(
         lambda fill: f"fill = {fill}",
         sliders={"fill": [-float("inf"), -1e9, -1e4, -100.0, 0.0]},
         mode="frozen",
     )
-    assert [label for label, _ in ex.children[0].options] == [
-        "-inf",
-        "-1e+09",
-        "-10000",
-        "-100",
-        "0",
-    ]
+    _, data = _page(ex)
+    assert data["controls"][0]["labels"] == ["-inf", "-1e+09", "-10000", "-100", "0"]
 
 
-def test_frozen_exception_propagates():
+def test_frozen_needs_a_frames_folder(monkeypatch):
+    monkeypatch.delenv("ATTNLIB_FRAMES_DIR", raising=False)
+    with pytest.raises(RuntimeError, match="ATTNLIB_FRAMES_DIR"):
+        widgets.explorer(lambda d_k: f"{d_k}", sliders={"d_k": [4]}, mode="frozen")
+
+
+def test_frozen_first_frame_markup_is_what_the_script_draws(frames):
+    """explorer_page.outputs_html and explorer.js's render() write the same markup: pictures
+    of one figure share a div.attn-figure, printed lines are one pre.attn-text."""
+    from attnlib import explorer_page
+
+    meta = {"width": 10, "height": 5, "alt": "a <b>", "text_px": 9.4}
+    outs = [{"output_type": "display_data", "data": {"image/webp": "AAAA"},
+             "metadata": {"image/webp": meta}},
+            {"output_type": "display_data", "data": {"image/webp": "BBBB"},
+             "metadata": {"image/webp": {"width": 12, "height": 5, "alt": "c"}}},
+            {"output_type": "stream", "name": "stdout", "text": "x < 1\n"},
+            {"output_type": "stream", "name": "stdout", "text": "y\n"}]
+    assert explorer_page.outputs_html(outs) == (
+        '<div class="attn-figure"><img class="attn-tile attn-text-px-9" '
+        'src="data:image/webp;base64,AAAA" width="10" height="5" alt="a &lt;b&gt;" '
+        'decoding="async"><img src="data:image/webp;base64,BBBB" width="12" height="5" '
+        'alt="c" decoding="async"></div><pre class="attn-text">x &lt; 1\ny</pre>')
+
+
+def test_frozen_exception_propagates(frames):
     def broken(d_k):
         if d_k == 16:
             raise RuntimeError("frame 16 is broken")
@@ -107,7 +144,7 @@ def test_frozen_exception_propagates():
         widgets.explorer(broken, sliders={"d_k": [4, 16]}, mode="frozen")
 
 
-def test_missing_glyph_is_an_error(monkeypatch):
+def test_missing_glyph_is_an_error(monkeypatch, frames):
     import matplotlib as mpl
 
     def frame(d_k):
@@ -162,13 +199,15 @@ def test_live_fallback_picture_for_static_viewers():
     assert base64.b64decode(bundle["image/png"])[:4] == b"\x89PNG"
 
 
-def test_mode_comes_from_the_environment(monkeypatch):
+def test_mode_comes_from_the_environment(monkeypatch, frames):
+    from attnlib import explorer_page
+
     monkeypatch.delenv("ATTNLIB_WIDGETS", raising=False)
     assert widgets.current_mode() == "live"
     monkeypatch.setenv("ATTNLIB_WIDGETS", "frozen")
     assert widgets.current_mode() == "frozen"
     ex = widgets.explorer(lambda d_k: str(d_k), sliders={"d_k": [1, 2]})
-    assert isinstance(ex.children[-1], W.Stack)
+    assert isinstance(ex, explorer_page.FrozenExplorer)
     monkeypatch.setenv("ATTNLIB_WIDGETS", "thawed")
     with pytest.raises(ValueError, match="ATTNLIB_WIDGETS"):
         widgets.current_mode()
@@ -185,12 +224,12 @@ def test_mode_comes_from_the_environment(monkeypatch):
         (dict(sliders={"a": [1]}, fmt="gif"), "fmt"),
     ],
 )
-def test_bad_arguments(kwargs, message):
+def test_bad_arguments(kwargs, message, frames):
     with pytest.raises(ValueError, match=message):
         widgets.explorer(lambda **v: "", **kwargs)
 
 
-def test_bad_return_type():
+def test_bad_return_type(frames):
     with pytest.raises(TypeError, match="Figure"):
         widgets.explorer(lambda d_k: 42, sliders={"d_k": [1]}, mode="frozen")
 

@@ -1,0 +1,78 @@
+"""Sphinx extension: the book's explorers (``attnlib.explorer_page``) on their pages.
+
+- A page with an explorer (``class="attn-explorer"`` in its body) loads
+  ``vendor/explorer.js`` (deferred, first of the deferred scripts: ``book_html``), which
+  brings its native controls to life; other pages load nothing of it.
+- The chapters' kernels write every frame into ``$ATTNLIB_FRAMES_DIR`` (``make book`` sets it;
+  default ``_build/frames``): the folder is emptied when the build starts, and after the
+  build the frames that the pages name are copied into ``_static/frames/``.  A page naming a
+  frame that no kernel wrote is a build error.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import shutil
+from pathlib import Path
+
+from sphinx.errors import ExtensionError
+from sphinx.util import logging
+
+logger = logging.getLogger(__name__)
+
+DATA = re.compile(r'<script type="application/vnd\.attnlib\.explorer\+json">(.*?)</script>', re.S)
+SCRIPT = "vendor/explorer.js"
+
+
+def page_explorers(text: str) -> list[dict]:
+    """The explorers' page data a built page carries, in page order."""
+    return [json.loads(m) for m in DATA.findall(text)]
+
+
+def _frames_dir(app) -> Path:
+    folder = os.environ.get("ATTNLIB_FRAMES_DIR") or str(Path(app.outdir).parent / "frames")
+    return Path(folder)
+
+
+def _start(app):
+    folder = _frames_dir(app)
+    if folder.exists():
+        shutil.rmtree(folder)  # frames of an earlier build would hide a missing one
+    folder.mkdir(parents=True)
+    os.environ["ATTNLIB_FRAMES_DIR"] = str(folder)  # the kernels inherit it
+
+
+def _page_script(app, pagename, templatename, context, doctree):
+    if 'class="attn-explorer"' in (context.get("body") or ""):
+        app.add_js_file(SCRIPT, defer="defer")  # this page only (book_html runs it first)
+
+
+def _copy_frames(app, exception):
+    if exception is not None or app.builder.format != "html":
+        return
+    src = _frames_dir(app)
+    out = Path(app.outdir) / "_static" / "frames"
+    if out.exists():
+        shutil.rmtree(out)
+    out.mkdir(parents=True)
+    names, missing = set(), []
+    for page in sorted(Path(app.outdir).rglob("*.html")):
+        for data in page_explorers(page.read_text(encoding="utf-8")):
+            for name in data["frames"]:
+                if not (src / f"{name}.js").is_file():
+                    missing.append(f"{page.name}: {name}")
+                names.add(name)
+    if missing:
+        raise ExtensionError(f"explorers: frames no kernel wrote ({src}): {missing[:5]}")
+    for name in names:
+        shutil.copyfile(src / f"{name}.js", out / f"{name}.js")
+    logger.info(f"explorers: {len(names)} frame files in _static/frames/")
+
+
+def setup(app):
+    app.connect("builder-inited", _start)
+    app.connect("html-page-context", _page_script, priority=550)
+    app.connect("build-finished", _copy_frames)
+    return {"version": "0.1", "parallel_read_safe": True, "parallel_write_safe": True}
