@@ -39,7 +39,8 @@
     buttons.forEach((b) => watch.observe(b, { attributes: true, attributeFilter: ["data-tooltip"] }));
   }
   // The theme's blocks (pydata-sphinx-theme's addTabStopsToScrollableElements) and formulas.
-  const BLOCKS = "pre, .cell_output > .output, .jp-RenderedHTMLCommon, .pst-scrollable-table-container";
+  // Tables are not measured: the build makes every table container a focusable region.
+  const BLOCKS = "pre, .cell_output > .output, .jp-RenderedHTMLCommon";
   const SCROLLERS = `div.math > .katex-display, span.math, ${BLOCKS}`;
   const printMedia = window.matchMedia("print");
 
@@ -50,11 +51,10 @@
     }
     let scrolls;
     if (el.matches(BLOCKS)) {
-      // as the theme did: a tab stop where it overflows, none (-1) where it does not
-      el.tabIndex = el.scrollWidth > el.clientWidth || el.scrollHeight > el.clientHeight ? 0 : -1;
-      return;
-    }
-    if (el.matches("span.math")) {
+      // a tab stop where it overflows; none where it does not (no tabindex=-1: a block
+      // measured before it was laid out would keep a stop taken away when it overflows later)
+      scrolls = el.scrollWidth > el.clientWidth || el.scrollHeight > el.clientHeight;
+    } else if (el.matches("span.math")) {
       // the theme clips an inline formula at its line's width: one that is wider scrolls
       // instead (a pixel or two is KaTeX's own overhang: book.css lets it show)
       scrolls = el.scrollWidth > el.clientWidth + 3;

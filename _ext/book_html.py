@@ -12,10 +12,8 @@ they held up the parsing of the page (and with it the first explorer) until ever
 stylesheet had arrived.  Deferred scripts keep their order.  Two exceptions:
 documentation_options.js, which inline scripts of every page extend as they are parsed,
 and the search page, whose own search scripts expect doctools.js to have run.
-The explorer script (``vendor/explorer.js``, _ext/explorers.py) is moved to the head of the
-deferred scripts: deferred scripts run one after another once the page is parsed, and the
-explorers should not wait for doctools, copybutton, togglebutton and the rest, which only
-decorate the page.
+The explorer script (``vendor/explorer.js``, _ext/explorers.py) is asynchronous, not deferred:
+it wires each explorer as the parser reads it, not once the whole page is parsed.
 
 pydata-sphinx-theme (0.17.1) gives every overflowing code block and cell output a tab stop:
 at the window's load event it measures all of them, and again after every change anywhere in
@@ -55,7 +53,7 @@ def _dedupe_scripts(app, pagename, templatename, context, doctree):
 
 
 _BLOCKING = ("_static/documentation_options.js",)
-_FIRST = "_static/vendor/explorer.js"  # the first deferred script, on pages with explorers
+_FIRST = "_static/vendor/explorer.js"  # async, requested ahead of the deferred scripts
 
 
 def _defer_scripts(app, pagename, templatename, context, doctree):
@@ -83,6 +81,21 @@ _SUMMARY_LABEL = '<summary aria-label="Toggle hidden content">'
 # Docutils writes the bibliography as role="list" whose entries are role="doc-biblioentry"
 # (deprecated in DPUB-ARIA 1.1, and not a list item): a list's children must be list items.
 _BIBLIO_ENTRY = re.compile(r'(<div class="citation" id="[^"]*") role="doc-biblioentry"')
+
+
+# A table wider than its column scrolls in the theme's container, which the theme gives a tab
+# stop only after measuring it (book.js does that in idle time): until then a keyboard cannot
+# scroll it, and axe-core's scrollable-region-focusable finds it, depending on when it looks.
+# Every table container is a named, focusable region from the start (a few per chapter).
+_TABLE_BOX = '<div class="pst-scrollable-table-container">'
+TABLE_REGION = ('<div class="pst-scrollable-table-container" tabindex="0" role="region" '
+                'aria-label="표">')
+
+
+def _table_regions(app, pagename, templatename, context, doctree):
+    body = context.get("body")
+    if body and _TABLE_BOX in body:
+        context["body"] = body.replace(_TABLE_BOX, TABLE_REGION)
 
 
 def _summary_label(app, pagename, templatename, context, doctree):
@@ -140,6 +153,7 @@ def setup(app):
     # After MyST-NB and the themes (priority 500, 501) have added their scripts.
     app.connect("html-page-context", _defer_scripts, priority=600)
     app.connect("html-page-context", _summary_label, priority=600)
+    app.connect("html-page-context", _table_regions, priority=600)
     app.connect("html-page-context", _bibliography_roles, priority=600)
     app.connect("builder-inited", _theme_catalog)
     app.connect("build-finished", _theme_tab_stops)

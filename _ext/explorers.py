@@ -1,8 +1,9 @@
 """Sphinx extension: the book's explorers (``attnlib.explorer_page``) on their pages.
 
 - A page with an explorer (``class="attn-explorer"`` in its body) loads
-  ``vendor/explorer.js`` (deferred, first of the deferred scripts: ``book_html``), which
-  brings its native controls to life; other pages load nothing of it.
+  ``vendor/explorer.js`` (asynchronously: each explorer's block queues itself as the parser
+  reads it, and the script wires it then), which brings its native controls to life; other
+  pages load nothing of it.
 - The chapters' kernels write every frame into ``$ATTNLIB_FRAMES_DIR`` (``make book`` sets it;
   default ``_build/frames``): the folder is emptied when the build starts, and after the
   build the frames that the pages name are copied into ``_static/frames/``.  A page naming a
@@ -46,7 +47,7 @@ def _start(app):
 
 def _page_script(app, pagename, templatename, context, doctree):
     if 'class="attn-explorer"' in (context.get("body") or ""):
-        app.add_js_file(SCRIPT, defer="defer")  # this page only (book_html runs it first)
+        app.add_js_file(SCRIPT, **{"async": "async"})  # this page only
 
 
 def _copy_frames(app, exception):

@@ -74,6 +74,7 @@ def _typeset(self, node, tex: str, display: bool) -> str:
 
 
 _MATHML = re.compile(r"<math.*?</math>", re.S)
+_DISPLAY_STOP = '<span class="katex-display" tabindex="0" data-book-scroll="">'
 
 
 def _spoken(typeset: str) -> str:
@@ -122,7 +123,12 @@ def visit_displaymath(self, node):
         parts = [p for p in tex.split("\n\n") if p.strip()]
         if len(parts) > 1:
             tex = r"\begin{aligned}" + r"\\".join(parts) + r"\end{aligned}"
-    self.body.append(_typeset(self, node, tex, display=True))
+    # A display formula wider than its column scrolls; the page cannot know which ones until
+    # it is laid out, so each starts as a keyboard stop and book.js takes the stop away from
+    # one that does not scroll (data-book-scroll: a stop book.js may remove).
+    typeset = _typeset(self, node, tex, display=True).replace(
+        '<span class="katex-display">', _DISPLAY_STOP, 1)
+    self.body.append(typeset)
     self.body.append("</div>\n")
     raise nodes.SkipNode
 

@@ -10,7 +10,9 @@ shows one HTML block (``text/html``), which ``vendor/explorer.js`` brings to lif
 - a polite live region, which says the new value and what the frame shows after a move;
 - a ``<script type="application/vnd.attnlib.explorer+json">``: the controls, the name of the
   file of every frame (row-major over the controls' values) and, when the explorer can go
-  live, the live spec (``attnlib.live``).
+  live, the live spec (``attnlib.live``);
+- a one-line script that puts the block in ``window.attnlibExplorerQueue``: ``explorer.js``
+  (loaded asynchronously) wires each explorer as soon as the parser has read it.
 
 Every frame, the first included, is written once into ``$ATTNLIB_FRAMES_DIR`` as
 ``<sha256>.js`` (``attnlibFrame("<name>", {"outputs": [...]})``: a script, so a page opened
@@ -198,7 +200,13 @@ def explorer_html(spec: list[dict], first: list[dict], frames: list[str],
             f'<div class="attn-controls">{"".join(rows)}</div>'
             f'<div class="attn-frame">{outputs_html(first)}</div>'
             '<div class="attn-announce" role="status" aria-live="polite"></div>'
-            f'<script type="{MIME}">{text}</script></div>')
+            f'<script type="{MIME}">{text}</script>{_WIRE}</div>')
+
+
+# Each explorer asks to be wired as soon as the page's parser has read it (explorer.js loads
+# asynchronously and takes the queue), not once the whole chapter is parsed.
+_WIRE = ("<script>(window.attnlibExplorerQueue=window.attnlibExplorerQueue||[])"
+         ".push(document.currentScript.parentElement)</script>")
 
 
 class FrozenExplorer:

@@ -11,6 +11,9 @@
 // attnlibFrame(name, {outputs}) (a script and not fetch(), so a page opened as a file works
 // too).  The neighbours of the current frame are prefetched in idle moments.
 //
+// Loaded asynchronously: each explorer's block queues itself as the parser reads it, and is
+// wired then (see the end of this file).
+//
 // Live mode (live.js) keeps these controls: explorer.goLive(source) makes a slider with a
 // range take any value in it (a number box beside it, listed values outside the range as
 // buttons) and asks `source(values)` for each frame instead of the files.
@@ -400,16 +403,26 @@
 
   const explorers = (window.attnlibExplorers = new Map());
 
-  function setUp() {
-    for (const root of document.querySelectorAll(".attn-explorer")) {
-      if (explorers.has(root)) continue;
-      try {
-        explorers.set(root, new Explorer(root));
-      } catch (err) {
-        stats.errors.push(String(err));
-        console.error("explorer:", err);
-      }
+  function wire(root) {
+    if (explorers.has(root) || !root.querySelector(DATA)) return;
+    try {
+      explorers.set(root, new Explorer(root));
+    } catch (err) {
+      stats.errors.push(String(err));
+      console.error("explorer:", err);
     }
+  }
+
+  // Each explorer's block ends with a script that queues it (attnlib.explorer_page): this
+  // script is loaded asynchronously, so an explorer near the top works before the rest of a
+  // long chapter is parsed.  Once the page is parsed every explorer is wired, and
+  // "attnlib-explorers" tells live.js.
+  const queue = window.attnlibExplorerQueue || [];
+  window.attnlibExplorerQueue = { push: wire };
+  queue.forEach(wire);
+
+  function setUp() {
+    document.querySelectorAll(".attn-explorer").forEach(wire);
     document.dispatchEvent(new CustomEvent("attnlib-explorers"));
   }
 

@@ -445,3 +445,49 @@ def test_theme_tab_stop_pass_is_removed_or_the_build_fails(tmp_path):
     out.write_text("(()=>{})();", encoding="utf-8")  # a theme whose code changed
     with pytest.raises(ExtensionError, match="tab-stop call changed"):
         book_html._theme_tab_stops(app, None)
+
+
+def _icon_fonts():
+    spec = importlib.util.spec_from_file_location("icon_fonts", ROOT / "_ext" / "icon_fonts.py")
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def test_icon_rules_read_class_icons_and_other_icons():
+    """_ext/icon_fonts.py reads `.fa-NAME:before{content:"\\fXXX"}` as an icon a class names,
+    and a private-use code point in any other rule (written escaped or as the character) as
+    one the stylesheet shows by itself; ordinary escapes ("\\201C") are no icons."""
+    fonts = _icon_fonts()
+    css = ('.fa-bars:before,.fa-navicon:before{content:"\\f0c9"}.fa-github:before{content:"\\f09b"}'
+           'html{--pst-icon-bell:"\uf0f3"}.q:before{content:"\\201C"}.x:after{content:"\\e163"}')
+    icons, other = fonts._icon_rules(css)
+    assert icons == {"bars": {0xF0C9}, "navicon": {0xF0C9}, "github": {0xF09B}}
+    assert other == {0xF0F3, 0xE163}
+
+
+def test_icon_fonts_keep_every_icon_the_pages_name(tmp_path):
+    """In the built book each icon font holds the glyph of every `fa-*` class any page or
+    served script names (found here by another route: the classes in the HTML and the
+    theme's own rules), and is far smaller than the theme's."""
+    from fontTools.ttLib import TTFont
+
+    html = ROOT / "_build" / "html"
+    folder = html / "_static" / "vendor" / "fontawesome" / "webfonts"
+    if not folder.is_dir():
+        pytest.skip("no built book (make book)")
+    css = (html / "_static" / "styles" / "pydata-sphinx-theme.css").read_text(encoding="utf-8")
+    rule = re.compile(r'\.fa-([a-z0-9-]+):before\{content:"\\([0-9a-f]{4})"\}')
+    mapping = {name: int(code, 16) for name, code in rule.findall(css)}
+    named = set()
+    for page in html.rglob("*.html"):
+        named |= set(re.findall(r'class="[^"]*\bfa-([a-z0-9-]+)', page.read_text(encoding="utf-8")))
+    wanted = {mapping[n] for n in named if n in mapping}
+    assert len(wanted) >= 10, wanted
+    cmaps = {}
+    for font in folder.glob("*.woff2"):
+        cmaps[font.name] = set(TTFont(str(font)).getBestCmap())
+        assert font.stat().st_size < 20_000, f"{font.name} not subset"
+    have = set().union(*cmaps.values())
+    missing = sorted(hex(c) for c in wanted - have)
+    assert not missing, f"icons the pages name but no font draws: {missing}"

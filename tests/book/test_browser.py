@@ -513,6 +513,32 @@ def _check_readers(page, rel: str):
                       f"{MIN_FIGURE_TEXT_PX} px: {small[:5]}"
 
 
+@pytest.mark.parametrize("rel", [r for r in PAGES if r.startswith("chapters/")])
+def test_scroll_boxes_take_the_keyboard_whenever_one_looks(browser, origin, rel):
+    """axe-core's scrollable-region-focusable holds as soon as the page is parsed (before
+    book.js measures anything, in idle time) and after book.js has measured the page as a
+    reader gets it (blocks far from the screen not laid out: content-visibility), not only in
+    test_page's fully laid-out page.  A wide table is a focusable region from the build on
+    (_ext/book_html.py); book.js never takes a block's tab stop away (no tabindex=-1)."""
+    if not AXE.is_file():
+        _missing(f"no {AXE.relative_to(ROOT)}: run `make vendor` (npm ci)")
+    problems = []
+    for moment in ("parsed", "measured"):
+        context = browser.new_context(viewport={"width": 1280, "height": 900})
+        try:
+            page = context.new_page()
+            if moment == "parsed":  # no idle callback runs: book.js measures nothing
+                page.add_init_script("window.requestIdleCallback = () => 0;")
+                page.goto(f"{origin}/{rel}", wait_until="domcontentloaded")
+            else:
+                page.goto(f"{origin}/{rel}", wait_until="load")
+                formulas_measured(page)
+            problems += _axe(page, rel, moment, ["scrollable-region-focusable"])
+        finally:
+            context.close()
+    assert not problems, "\n".join(problems)
+
+
 def _check_bytes(v: Visit, rel: str, report):
     """What Chromium fetched is within the page's budget and within what `make book`'s
     table (scripts/page_sizes.py) counts for the page, file by file.  Explorer frames that

@@ -253,7 +253,7 @@ def test_explorer_goes_live(live_visit):
     lines.append(f"  next page, remembered: navigation -> first live frame {auto / 1000:6.2f} s"
                  " (Python started in the page's idle time, no click)")
     off = page.locator(".attnlib-live-auto-off").first
-    assert off.is_visible() and off.inner_text() == "다음 페이지부터 자동으로 켜지 않기"
+    assert off.is_visible() and off.text_content() == "다음 페이지부터 자동으로 켜지 않기"
     off.click()
     assert page.evaluate("() => localStorage.getItem('attnlib-live-auto')") is None
     out = ROOT / "_build" / "live_bench.txt"
