@@ -6,7 +6,7 @@ STAMP  := $(VENV)/.installed
 export PYTHONHASHSEED := 0
 export MPLBACKEND := module://matplotlib_inline.backend_inline
 
-.PHONY: venv vendor pyodide book serve lab test unit nbval nbval-portable browser colab notebooks bench lint clean
+.PHONY: venv vendor pyodide book serve lab test unit switch nbval nbval-portable browser colab notebooks bench lint clean
 
 venv: $(STAMP)
 $(STAMP): requirements.txt lib/pyproject.toml
@@ -53,7 +53,12 @@ lab: venv
 	$(BIN)/jupyter lab chapters/ $(if $(filter 0,$(shell id -u)),--allow-root)
 
 unit: venv vendor
-	$(BIN)/python -m pytest tests -m "not browser and not colab" -q
+	$(BIN)/python -m pytest tests -m "not browser and not colab and not switch" -q
+
+# Every chapter with ATTNLIB_BACKEND=torch (usage.md's one switch), two kernels side by side;
+# also holds usage.md's list of the chapters that run so (tests/book/test_backend_switch.py).
+switch: venv
+	$(BIN)/python -m pytest tests -m switch -q -p no:cacheprovider
 
 # nbval re-runs every chapter and compares what each cell prints with the stored output.
 NBVAL = $(BIN)/python -m pytest --nbval chapters --nbval-sanitize-with tests/nbval_sanitize.cfg \
@@ -80,9 +85,10 @@ browser: venv
 colab: venv
 	$(BIN)/python -m pytest tests -m colab -q -p no:cacheprovider -n 2 --dist loadgroup --durations=5
 
-# Everything CI checks: lint (ruff, the chapters too; the workflows), unit tests, nbval (on
-# other arithmetic than the notebooks were executed with), the strict build, the browser, Colab.
-test: lint unit nbval-portable book browser colab
+# Everything CI checks: lint (ruff, the chapters too; the workflows), unit tests, every chapter
+# on PyTorch, nbval (on other arithmetic than the notebooks were executed with), the strict
+# build, the browser, Colab.
+test: lint unit switch nbval-portable book browser colab
 
 # Re-execute every chapter and strip widget state, so stored outputs are current.
 notebooks: venv
