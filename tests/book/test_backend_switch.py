@@ -51,18 +51,20 @@ def label(path: str) -> str:
 
 
 def listed(heading: str) -> set[str]:
-    """The chapters usage.md names on the bullet that starts with ``- **heading**``: numbers and
-    ranges (``1–5장``, ``6장``) and ``부록``."""
+    """The chapters usage.md names on the bullet ``- **heading**: …``, in its first sentence
+    (up to the first ``. ``): numbers and ranges (``1–5장``, ``6장``) and ``부록``."""
     text = USAGE.read_text(encoding="utf-8")
     section = text.split("### NumPy 대신 PyTorch 로", 1)[1].split("\n#", 1)[0]
-    lines = [ln for ln in section.splitlines() if ln.startswith(f"- **{heading}**")]
-    assert len(lines) == 1, f"usage.md: one bullet 「{heading}」 expected"
-    found = set()
-    for a, b in re.findall(r"(\d+)(?:–(\d+))?장", lines[0]):
-        found |= {str(i) for i in range(int(a), int(b or a) + 1)}
-    if "부록" in lines[0]:
-        found.add("부록")
-    return found
+    bullets = re.findall(r"^- \*\*(.+?)\*\*:(.*(?:\n  .*)*)", section, flags=re.M)
+    found = [body for name, body in bullets if name == heading]
+    assert len(found) == 1, f"usage.md: one bullet 「{heading}」 expected"
+    sentence = " ".join(found[0].split()).split(". ", 1)[0]
+    chapters = set()
+    for a, b in re.findall(r"(\d+)(?:–(\d+))?장", sentence):
+        chapters |= {str(i) for i in range(int(a), int(b or a) + 1)}
+    if "부록" in sentence:
+        chapters.add("부록")
+    return chapters
 
 
 @pytest.fixture(scope="module")
