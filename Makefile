@@ -34,7 +34,7 @@ $(LIVE_PYODIDE)/manifest.json: scripts/live/fetch_pyodide.py scripts/live/font_c
 # each page's weight on a first visit (scripts/page_sizes.py), which fails over budget.
 book: venv vendor pyodide
 	rm -rf _build/html _build/.doctrees _build/jupyter_execute _build/claims
-	ATTNLIB_WIDGETS=frozen ATTNLIB_CLAIMS_DIR=$(CURDIR)/_build/claims \
+	ATTNLIB_WIDGETS=frozen ATTNLIB_BACKEND=numpy ATTNLIB_CLAIMS_DIR=$(CURDIR)/_build/claims \
 	    $(BIN)/jupyter-book build . -W -n --keep-going
 	@$(BIN)/python scripts/page_sizes.py _build/html --json _build/page_sizes.json
 
@@ -60,8 +60,9 @@ unit: venv vendor
 switch: venv
 	$(BIN)/python -m pytest tests -m switch -q -p no:cacheprovider
 
-# nbval re-runs every chapter and compares what each cell prints with the stored output.
-NBVAL = $(BIN)/python -m pytest --nbval chapters --nbval-sanitize-with tests/nbval_sanitize.cfg \
+# nbval re-runs every chapter and compares what each cell prints with the stored output (the
+# NumPy run's, whatever ATTNLIB_BACKEND the shell has).
+NBVAL = ATTNLIB_BACKEND=numpy $(BIN)/python -m pytest --nbval chapters --nbval-sanitize-with tests/nbval_sanitize.cfg \
 	    -q -p no:cacheprovider -n 2 --dist loadfile
 nbval: venv
 	$(NBVAL)
