@@ -58,7 +58,7 @@ unit: venv vendor
 # Every chapter with ATTNLIB_BACKEND=torch (usage.md's one switch), two kernels side by side;
 # also holds usage.md's list of the chapters that run so (tests/book/test_backend_switch.py).
 switch: venv
-	$(BIN)/python -m pytest tests -m switch -q -p no:cacheprovider
+	$(BIN)/python -m pytest tests/book/test_backend_switch.py -m switch -q -p no:cacheprovider
 
 # nbval re-runs every chapter and compares what each cell prints with the stored output (the
 # NumPy run's, whatever ATTNLIB_BACKEND the shell has).
