@@ -87,8 +87,13 @@ def test_chapter_under_torch(results, path):
 def test_usage_lists_what_the_switch_does(results):
     runs = {label(p) for p, r in results.items() if r.ok}
     stops = {label(p) for p, r in results.items() if not r.ok}
-    assert listed("스위치를 켜도 끝까지 도는 장") == runs
+    key = lambda x: (len(x), x)  # noqa: E731
+    said = listed("스위치를 켜도 끝까지 도는 장")
+    assert said == runs, (f"usage.md says {sorted(said, key=key)} run under the switch; "
+                          f"the test found {sorted(runs, key=key)}")
     if stops:
-        assert listed("스위치를 켜면 멈추는 장") == stops
+        said = listed("스위치를 켜면 멈추는 장")
+        assert said == stops, (f"usage.md says {sorted(said, key=key)} stop; "
+                               f"the test found {sorted(stops, key=key)}")
     else:
         assert "스위치를 켜면 멈추는 장" not in USAGE.read_text(encoding="utf-8")
