@@ -6,7 +6,7 @@ STAMP  := $(VENV)/.installed
 export PYTHONHASHSEED := 0
 export MPLBACKEND := module://matplotlib_inline.backend_inline
 
-.PHONY: venv vendor pyodide book serve lab test unit nbval nbval-portable browser colab notebooks bench lint clean
+.PHONY: venv vendor pyodide book serve lab test unit switch nbval nbval-portable browser colab notebooks bench lint clean
 
 venv: $(STAMP)
 $(STAMP): requirements.txt lib/pyproject.toml
@@ -35,7 +35,7 @@ $(LIVE_PYODIDE)/manifest.json: scripts/live/fetch_pyodide.py scripts/live/font_c
 # each page's weight on a first visit (scripts/page_sizes.py), which fails over budget.
 book: venv vendor pyodide
 	rm -rf _build/html _build/.doctrees _build/jupyter_execute _build/claims _build/frames
-	ATTNLIB_WIDGETS=frozen ATTNLIB_CLAIMS_DIR=$(CURDIR)/_build/claims \
+	ATTNLIB_WIDGETS=frozen ATTNLIB_BACKEND=numpy ATTNLIB_CLAIMS_DIR=$(CURDIR)/_build/claims \
 	    ATTNLIB_FRAMES_DIR=$(CURDIR)/_build/frames \
 	    $(BIN)/jupyter-book build . -W -n --keep-going
 	@$(BIN)/python scripts/page_sizes.py _build/html --json _build/page_sizes.json
@@ -55,10 +55,16 @@ lab: venv
 	$(BIN)/jupyter lab chapters/ $(if $(filter 0,$(shell id -u)),--allow-root)
 
 unit: venv vendor
-	$(BIN)/python -m pytest tests -m "not browser and not colab" -q
+	$(BIN)/python -m pytest tests -m "not browser and not colab and not switch" -q
 
-# nbval re-runs every chapter and compares what each cell prints with the stored output.
-NBVAL = $(BIN)/python -m pytest --nbval chapters --nbval-sanitize-with tests/nbval_sanitize.cfg \
+# Every chapter with ATTNLIB_BACKEND=torch (usage.md's one switch), two kernels side by side;
+# also holds usage.md's list of the chapters that run so (tests/book/test_backend_switch.py).
+switch: venv
+	$(BIN)/python -m pytest tests/book/test_backend_switch.py -m switch -q -p no:cacheprovider
+
+# nbval re-runs every chapter and compares what each cell prints with the stored output (the
+# NumPy run's, whatever ATTNLIB_BACKEND the shell has).
+NBVAL = ATTNLIB_BACKEND=numpy $(BIN)/python -m pytest --nbval chapters --nbval-sanitize-with tests/nbval_sanitize.cfg \
 	    -q -p no:cacheprovider -n 2 --dist loadfile
 nbval: venv
 	$(NBVAL)
@@ -82,9 +88,10 @@ browser: venv
 colab: venv
 	$(BIN)/python -m pytest tests -m colab -q -p no:cacheprovider -n 2 --dist loadgroup --durations=5
 
-# Everything CI checks: lint (ruff, the chapters too; the workflows), unit tests, nbval (on
-# other arithmetic than the notebooks were executed with), the strict build, the browser, Colab.
-test: lint unit nbval-portable book browser colab
+# Everything CI checks: lint (ruff, the chapters too; the workflows), unit tests, every chapter
+# on PyTorch, nbval (on other arithmetic than the notebooks were executed with), the strict
+# build, the browser, Colab.
+test: lint unit switch nbval-portable book browser colab
 
 # Re-execute every chapter and strip widget state, so stored outputs are current.
 notebooks: venv

@@ -100,7 +100,9 @@ def execute(path: Path) -> None:
     nb = nbformat.read(path, as_version=4)
     set_install_cell(nb)
     env_backup = os.environ.get("ATTNLIB_WIDGETS")
+    backend_backup = os.environ.get("ATTNLIB_BACKEND")
     os.environ["ATTNLIB_WIDGETS"] = "live"
+    os.environ["ATTNLIB_BACKEND"] = "numpy"  # the stored outputs are the NumPy run's
     try:
         NotebookClient(
             nb,
@@ -111,10 +113,11 @@ def execute(path: Path) -> None:
             record_timing=False,
         ).execute()
     finally:
-        if env_backup is None:
-            os.environ.pop("ATTNLIB_WIDGETS", None)
-        else:
-            os.environ["ATTNLIB_WIDGETS"] = env_backup
+        for name, value in (("ATTNLIB_WIDGETS", env_backup), ("ATTNLIB_BACKEND", backend_backup)):
+            if value is None:
+                os.environ.pop(name, None)
+            else:
+                os.environ[name] = value
     strip(nb)
     nb.metadata["kernelspec"] = {
         "display_name": "Python 3",

@@ -24,7 +24,7 @@ NAMES = ("softmax", "entropy", "softmax_jacobian", "softmax_vjp", "softmax_jacob
          "post_ln_block_backward", "stack_grad_norms", "dot_product_samples", "multiplier_stats",
          "multiplier_grad_norms", "train_single_query", "jacobian_peak_multiplier",
          "layernorm_dot_samples", "init_score_samples", "train_score_drift", "normalized_entropy",
-         "row_collapse", "AttentionParts", "MultiplierStats", "GradNorms", "History",
+         "row_collapse", "to_numpy", "AttentionParts", "MultiplierStats", "GradNorms", "History",
          "MultiheadGrads", "OnlineSteps", "Underflow", "DriftHistory", "RowStats")
 
 
@@ -267,3 +267,9 @@ class Functions:
     def row_collapse(self, G, Q, K, V, multipliers):
         """For each α: RowStats of every query row (arrays shaped (len(multipliers), ..., n))."""
         return core.collapse.row_collapse(self.xp, G, Q, K, V, multipliers)
+
+    def to_numpy(self, x):
+        """``x`` as NumPy: an array (a tensor detached and copied to the host; a NumPy array as it
+        is), and the fields of a named tuple or the items of a tuple or list one by one; anything
+        else (numbers, strings, None) unchanged."""
+        return core.convert.to_numpy(self.xp, x)

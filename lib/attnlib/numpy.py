@@ -185,6 +185,7 @@ init_score_samples = numpy_functions.init_score_samples
 train_score_drift = numpy_functions.train_score_drift
 normalized_entropy = numpy_functions.normalized_entropy
 row_collapse = numpy_functions.row_collapse
+to_numpy = numpy_functions.to_numpy
 
 AttentionParts = numpy_functions.AttentionParts
 MultiplierStats = numpy_functions.MultiplierStats

@@ -222,6 +222,7 @@ init_score_samples = torch_functions.init_score_samples
 train_score_drift = torch_functions.train_score_drift
 normalized_entropy = torch_functions.normalized_entropy
 row_collapse = torch_functions.row_collapse
+to_numpy = torch_functions.to_numpy
 
 AttentionParts = torch_functions.AttentionParts
 MultiplierStats = torch_functions.MultiplierStats

@@ -85,3 +85,34 @@ def test_torch_keeps_dtype_and_promotes_ints():
     assert O.dtype == torch.get_default_dtype()
     assert isinstance(T.softmax(np.array([1.0, 2.0])), torch.Tensor)
     assert T.softmax(np.array([1.0, 2.0])).dtype == torch.float64
+
+
+def test_backend_switch(monkeypatch):
+    import attnlib
+
+    monkeypatch.delenv("ATTNLIB_BACKEND", raising=False)
+    assert attnlib.backend() is N
+    assert attnlib.backend("torch") is T
+    monkeypatch.setenv("ATTNLIB_BACKEND", "torch")
+    assert attnlib.backend() is T
+    assert attnlib.backend("numpy") is N
+    monkeypatch.setenv("ATTNLIB_BACKEND", "jax")
+    with pytest.raises(ValueError, match="ATTNLIB_BACKEND"):
+        attnlib.backend()
+
+
+def test_to_numpy():
+    rng = np.random.default_rng(0)
+    G, Q, K, V = (rng.normal(size=s) for s in ((2, 3), (2, 4), (5, 4), (5, 3)))
+    ref = N.attention_backward_parts(G, Q, K, V)
+    assert all(a is b for a, b in zip(N.to_numpy(ref), ref, strict=True))
+    assert N.to_numpy(ref.P) is ref.P
+    got = T.to_numpy(T.attention_backward_parts(G, Q, K, V))
+    assert type(got) is type(ref)
+    for a, b in zip(got, ref, strict=True):
+        assert isinstance(a, np.ndarray) and a.dtype == np.float64
+        np.testing.assert_allclose(a, b, rtol=1e-13, atol=1e-15)
+    t = torch.ones(2, requires_grad=True) * 2
+    assert isinstance(T.to_numpy(t), np.ndarray)
+    assert T.to_numpy([t, (t, 3.0)])[1][1] == 3.0
+    assert T.to_numpy(None) is None and T.to_numpy(ref.P) is ref.P

@@ -42,6 +42,7 @@ from . import (
     blocks,
     blockwise,
     collapse,
+    convert,
     double_scale,
     experiment,
     gradcheck,
@@ -99,6 +100,7 @@ API = (
     scaling.train_score_drift,
     collapse.normalized_entropy,
     collapse.row_collapse,
+    convert.to_numpy,
 )
 
 # The named tuples those functions return, re-exported by every backend.
