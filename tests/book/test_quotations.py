@@ -79,13 +79,13 @@ def chapter_quotations():
 
 def ledger_quotations():
     for key, claim in CLAIMS.items():
-        for field in ("expected", "note"):
-            text = getattr(claim, field, "") or ""
-            if not isinstance(text, str):
-                continue
-            quotes = QUOTE.findall(text) if field == "expected" else list(attributed(text))
-            for q in quotes:
-                yield f"{key} ({field})", q
+        for field in ("text", "expected", "note"):
+            value = getattr(claim, field, "") or ""
+            texts = [value] if isinstance(value, str) else [v for v in value if isinstance(v, str)]
+            for text in texts:
+                quotes = QUOTE.findall(text) if field != "note" else list(attributed(text))
+                for q in quotes:
+                    yield f"{key} ({field})", q
 
 
 def test_every_article_quotation_in_the_chapters_is_verbatim():
