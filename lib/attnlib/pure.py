@@ -22,12 +22,12 @@ SMALL_G = [[-1.00, 0.74], [-0.58, -0.57]]
 # ----- small linear algebra on lists -----------------------------------------------------------
 
 def transpose(A):
-    """Aᵀ of a list of rows."""
+    """행의 리스트로 쓴 행렬 A 의 전치 Aᵀ."""
     return [list(col) for col in zip(*A, strict=True)]
 
 
 def matmul(A, B):
-    """A B for lists of rows: (n × k)(k × m) → n × m."""
+    """행의 리스트로 쓴 두 행렬의 곱 A B: (n × k)(k × m) → n × m."""
     return [[sum(A[i][t] * B[t][j] for t in range(len(B))) for j in range(len(B[0]))]
             for i in range(len(A))]
 
@@ -43,21 +43,21 @@ def softmax(z):
 
 
 def entropy(p):
-    """H(p) = −Σ p_j log p_j, with 0·log 0 = 0."""
+    """H(p) = −Σ p_j log p_j (0·log 0 = 0 으로 둔다)."""
     return -sum(x * math.log(x) for x in p if x > 0)
 
 
 def jacobian_max(p):
-    """max_ij |J_ij| with J_ij = p_i (δ_ij − p_j)."""
+    """J_ij = p_i (δ_ij − p_j) 일 때 max_ij |J_ij|."""
     return max(abs(p[i] * ((i == j) - p[j])) for i in range(len(p)) for j in range(len(p)))
 
 
 # ----- Var(q·k) = d_k ----------------------------------------------------------------------------
 
 def dot_product_table(dims=(8, 64, 128, 512), n_samples=20000, seed=7):
-    """Rows (d_k, mean, population std, sqrt(d_k)) of s = q·k over ``n_samples`` Gaussian draws.
+    """s = q·k 를 정규분포에서 ``n_samples`` 번 뽑아 구한 (d_k, 평균, 표준편차, √d_k) 의 행들.
 
-    One generator for the whole table; each sample draws q, then k.
+    표준편차는 표본 수 N 으로 나눈다. 표 전체에 생성기 하나, 표본마다 q 다음 k 를 뽑는다.
     """
     gauss = random.Random(seed).gauss
     rows = []
@@ -66,7 +66,7 @@ def dot_product_table(dims=(8, 64, 128, 512), n_samples=20000, seed=7):
         for _ in range(n_samples):
             q = [gauss(0, 1) for _ in range(d)]
             k = [gauss(0, 1) for _ in range(d)]
-            vals.append(sum(map(operator.mul, q, k)))  # Σ_i q_i k_i, left to right
+            vals.append(sum(map(operator.mul, q, k)))  # Σ_i q_i k_i, 왼쪽부터 차례로
         mean = sum(vals) / len(vals)
         std = math.sqrt(sum((x - mean) ** 2 for x in vals) / len(vals))
         rows.append((d, mean, std, math.sqrt(d)))
@@ -76,7 +76,7 @@ def dot_product_table(dims=(8, 64, 128, 512), n_samples=20000, seed=7):
 # ----- sharpening with a multiplier --------------------------------------------------------------
 
 def multiplier_table(multipliers=(1, 2, 4, 8, 16, 32), scores=RAW_SCORES, d_k=64):
-    """Rows (α, max p, H(p), max|J|) for p = softmax(α · s / sqrt(d_k))."""
+    """p = softmax(α · s / √d_k) 의 (α, 최대 p, H(p), 최대 |J|) 행들."""
     rows = []
     for alpha in multipliers:
         p = softmax([v * alpha / math.sqrt(d_k) for v in scores])
@@ -87,7 +87,7 @@ def multiplier_table(multipliers=(1, 2, 4, 8, 16, 32), scores=RAW_SCORES, d_k=64
 # ----- the single-query experiment ----------------------------------------------------------
 
 def single_query_problem(seed=11, d_k=64, d_v=8, m=8):
-    """K (m × d_k), V (m × d_v), q (d_k), drawn in that order from N(0, 1)."""
+    """N(0, 1) 에서 이 순서로 뽑은 K (m × d_k), V (m × d_v), q (d_k)."""
     rng = random.Random(seed)
     K = [[rng.gauss(0, 1) for _ in range(d_k)] for _ in range(m)]
     V = [[rng.gauss(0, 1) for _ in range(d_v)] for _ in range(m)]
@@ -97,10 +97,10 @@ def single_query_problem(seed=11, d_k=64, d_v=8, m=8):
 
 def train_single_query(scaled=True, steps=400, lr=0.5, d_k=64, d_v=8, m=8, seed=11, target=3,
                        report=(0, 10, 50, 100, 399)):
-    """The 400-step run: rows {t, loss, p_target, max_p, grad_norm} at the steps in ``report``.
+    """400걸음 실험: ``report`` 의 걸음마다 {t, loss, p_target, max_p, grad_norm} 한 행.
 
-    L = ½‖o − v_target‖², o = Σ_j p_j v_j, p = softmax(c K q), c = 1/sqrt(d_k) or 1;
-    ∂L/∂q = c Kᵀ (Jᵀ u) with u = V (o − v_target) (no cancellation as in cross-entropy).
+    L = ½‖o − v_target‖², o = Σ_j p_j v_j, p = softmax(c K q), c = 1/√d_k 또는 1;
+    ∂L/∂q = c Kᵀ (Jᵀ u), u = V (o − v_target) (교차엔트로피 같은 약분은 없다).
     """
     K, V, q = single_query_problem(seed, d_k, d_v, m)
     c = 1 / math.sqrt(d_k) if scaled else 1.0
@@ -124,7 +124,7 @@ def train_single_query(scaled=True, steps=400, lr=0.5, d_k=64, d_v=8, m=8, seed=
 # ----- the five-line backward on the second article's small example -------------------------
 
 def attention_forward(Q, K, V):
-    """P = softmax(Q Kᵀ / sqrt(d_k)) row by row and O = P V."""
+    """행마다 P = softmax(Q Kᵀ / √d_k), 그리고 O = P V."""
     c = 1 / math.sqrt(len(Q[0]))
     S = [[c * sum(qi * ki for qi, ki in zip(q, k, strict=True)) for k in K] for q in Q]
     P = [softmax(row) for row in S]
@@ -132,10 +132,10 @@ def attention_forward(Q, K, V):
 
 
 def attention_backward(G, Q, K, V):
-    """The five lines: U = G Vᵀ, r_i = Σ_j P_ij U_ij, Δ = P ⊙ (U − r), dV = PᵀG, dQ = cΔK,
-    dK = cΔᵀQ (c = 1/sqrt(d_k)).
+    """다섯 줄: U = G Vᵀ, r_i = Σ_j P_ij U_ij, Δ = P ⊙ (U − r), dV = PᵀG, dQ = cΔK,
+    dK = cΔᵀQ (c = 1/√d_k).
 
-    Returns a dict with P, O, U, r, delta, dQ, dK, dV.
+    P, O, U, r, delta, dQ, dK, dV 를 담은 dict 를 돌려준다.
     """
     n, m, d_k = len(Q), len(K), len(Q[0])
     c = 1 / math.sqrt(d_k)
@@ -152,14 +152,14 @@ def attention_backward(G, Q, K, V):
 
 
 def small_example():
-    """The backward of the second article's example (n=2, m=3, d_k=4, d_v=2)."""
+    """두 번째 글의 작은 예제(n=2, m=3, d_k=4, d_v=2)의 역전파."""
     return attention_backward(SMALL_G, SMALL_Q, SMALL_K, SMALL_V)
 
 
 def gradcheck(loss, inputs, grads, h=1e-5):
-    """Worst relative error |a − b| / max(1e-8, |a| + |b|) per input, central differences.
+    """입력마다 중심차분과의 상대오차 |a − b| / max(1e-8, |a| + |b|) 의 최댓값.
 
-    ``loss(*inputs)`` is a number; ``inputs`` and ``grads`` are matrices (lists of rows).
+    ``loss(*inputs)`` 는 수 하나, ``inputs`` 와 ``grads`` 는 행렬(행의 리스트)이다.
     """
     worst = []
     for k, (X, dX) in enumerate(zip(inputs, grads, strict=True)):
@@ -179,7 +179,7 @@ def gradcheck(loss, inputs, grads, h=1e-5):
 
 
 def small_example_gradcheck(h=1e-5):
-    """Worst relative errors of dQ, dK, dV for L = Σ G ⊙ O (article: 5.48e-10 9.22e-10 6.71e-11)."""
+    """L = Σ G ⊙ O 에서 dQ, dK, dV 의 최대 상대오차 (글: 5.48e-10 9.22e-10 6.71e-11)."""
     G = SMALL_G
 
     def loss(Q, K, V):

@@ -54,7 +54,7 @@ def test_gradcheck_view_numbers(checks):
     assert [t.get_text() for t in view.labels] == [
         f"{e:.1e}" if e >= 1e-8 else "< 1e-08" for e in errors]
     assert errors[0] < 1e-8 and errors[2] < 1e-8
-    assert view.title.get_text() == "기울기 검사 (d_k = 16, 버그 켬)"
+    assert view.title.get_text() == "기울기 검사 ($d_k$ = 16, 버그 켬)"
     assert errors[1] == pytest.approx(0.6, abs=1e-6)  # ‖dK‖ shrinks by 1/√16
     norms = checks[16, True][1]
     assert max(norms) < view.dK_bars[0].axes.get_ylim()[1] < 1.5 * max(norms)  # fits this frame

@@ -13,9 +13,10 @@ end the last and the first case are called once more: no output may share memory
 returned before, and the earlier outputs must be as they were.
 
 A hint is printed only when the grader has identified the mistake: the answer equals a known
-mistake on the failing case *and* on every other float64 case the function runs on, and that
-agreement says something (the mistake differs there from the right answer in finite values or in
-where its NaN and inf fall, not only in being all NaN); or the outputs are the right ones in
+mistake on the failing case *and* on every other float64 case the function runs on, no other
+mistake with another hint does so as well (then it says nothing), and that agreement says
+something (the mistake differs there from the right answer in finite values or in where its NaN
+and inf fall, not only in being all NaN); or the outputs are the right ones in
 another order; or the shapes, the axes or the dtype tell (the leading-axes hint: after a crash or
 a wrong shape on a case with more axes than any passed, or when the function is right on that
 case's inputs cut down to a passed case's axes). Otherwise the grader says nothing.
@@ -406,9 +407,15 @@ class _Grader:
         order = _other_order(spec, out, ref, case)
         if order:
             return "order", {"names": order}
-        for i, mistake in enumerate(spec.mistakes):
-            if self.is_mistake(i, k):
-                return mistake.hint, {}
+        # one mistake, and no other: of the mistakes whose outputs the answer gives on the
+        # failing case, exactly one (one hint) must also be the answer on every other case;
+        # when two remain, the cases cannot say which was made, and the grader says nothing
+        here = [i for i in range(len(spec.mistakes)) if self.agrees_on(i, k)]
+        named = {spec.mistakes[i].hint for i in here if self.is_mistake(i, k)}
+        if len(named) > 1:
+            return None, {}
+        if named:
+            return named.pop(), {}
         for a, b in zip(out, ref, strict=True):
             if a.shape == b.shape:
                 continue
@@ -423,6 +430,12 @@ class _Grader:
         if case.dtype == "float32" and twin in self.passed:
             return spec.hints.get("float32", "float32_only"), {}
         return None, {}
+
+    def agrees_on(self, i, k):
+        """Does the function give mistake ``i``'s outputs on the failing case ``k``?"""
+        mine, wrong = self.outputs_on(k), self.variant(i, k)
+        return (mine is not None and wrong is not None
+                and _agree(mine, wrong, 10 * TOL[self.spec.cases[k].dtype]))
 
     def is_mistake(self, i, k):
         """Does the function give mistake ``i``'s outputs on case ``k`` and on every other

@@ -26,9 +26,10 @@ HINTS = {
     "jac_diag_only": "대각 성분 p_i(1 − p_i) 만 넣고 비대각 성분 −p_i p_j 를 빠뜨렸습니다.",
     "jac_diag_p": "diag(p) 만 있고 −p pᵀ 가 없습니다.",
     "jac_leading_axes": "(m,) 하나짜리 p 는 통과했는데 앞에 축이 붙은 p 에서 틀렸습니다. "
-                        "np.diag 와 np.outer 는 벡터 하나만 다룹니다 (2차원 배열에 np.diag 는 "
-                        "대각 성분을 꺼내고, np.outer 는 배열을 펼칩니다). p[..., :, None] 과 "
-                        "p[..., None, :] 로 쓰세요.",
+                        "앞의 축마다 따로 계산되지 않았습니다. 벡터 하나만 다루는 함수(np.diag, "
+                        "np.outer)나 모든 축을 뒤집는 .T 가 이렇게 틀립니다. diag(p) 는 "
+                        "p[..., :, None] * np.eye(m), p pᵀ 는 p[..., :, None] * p[..., None, :] "
+                        "로 쓰세요.",
     # the row rule
     "r_without_P": "r 을 P 없이 구했습니다. r_i = Σ_j P_ij U_ij 는 확률 P 를 가중치로 한 U 의 "
                    "가중평균입니다 (U 의 단순 평균이나 합이 아닙니다).",
@@ -75,8 +76,8 @@ HINTS = {
     # the scale
     "no_scale": "dQ, dK 에 1/√d_k 를 곱하지 않았습니다. 순전파의 S = QKᵀ/√d_k 를 거꾸로 지나며 "
                 "한 번 곱해야 합니다.",
-    "double_scale": "1/√d_k 를 두 번 곱했거나 1/d_k 로 나눴습니다 (둘은 같은 값입니다). "
-                    "역전파에서는 1/√d_k 를 한 번 곱합니다.",
+    "double_scale": "dQ, dK 에 1/√d_k 를 두 번 곱했습니다 (1/d_k 를 곱한 것, 곧 d_k 로 나눈 "
+                    "것과 같습니다). 역전파에서는 1/√d_k 를 한 번 곱합니다.",
     "scale_inverted": "1/√d_k 대신 √d_k 를 곱했습니다.",
     "dK_double_scale": "dK 에만 스케일이 두 번 들어갔습니다. Q' = Q/√d_k 로 스케일을 접어 넣었다면 "
                        "Δᵀ Q' 에 이미 한 번 들어 있습니다.",

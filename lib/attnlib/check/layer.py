@@ -58,7 +58,8 @@ def _pv_spec():
         x = C.normal(seed, G=batch + (n, d_v), S=batch + (n, m), V=batch + (m, d_v))
         return {"G": x["G"], "P": A.softmax(x["S"]), "V": x["V"]}
 
-    cases = [C.case(pv(1, (), 2, 3, 2), "n ≠ m ≠ d_v"), C.case(pv(2, (), 5, 7, 3)),
+    cases = [C.case(pv(1, (), 2, 3, 2), "n = d_v (PᵀGᵀ 도 V 의 shape)"),
+             C.case(pv(2, (), 5, 7, 3), "n ≠ m ≠ d_v ≠ n"),
              C.case(pv(3, (2, 3), 4, 6, 5), "(B, H, ·, ·)")]
     cases += C.in_float32(cases, 1, 2)
 

@@ -25,7 +25,9 @@ def online_normalizer(S, block_k: int, *, ell_dtype=None, alpha_dtype=None):
     """``(s_max, ℓ)`` per row by the online recurrence, block k of ``block_k`` keys at a time:
     ℓ⁽ᵏ⁾ = α_k ℓ⁽ᵏ⁻¹⁾ + Σ_{j∈𝓑_k} e^{S_ij − s_max⁽ᵏ⁾}, α_k = e^{s_max⁽ᵏ⁻¹⁾ − s_max⁽ᵏ⁾}.
 
-    Scores, exponentials and block sums in ``S``'s dtype; α computed in ``alpha_dtype`` and ℓ
+    Scores, exponentials and block sums in ``S``'s dtype; α's exponent s_max⁽ᵏ⁻¹⁾ − s_max⁽ᵏ⁾ is
+    rounded in ``S``'s dtype (exact for neighbouring scores, Sterbenz), its ``exp`` runs in
+    ``alpha_dtype``, and ℓ
     carried (the product α ℓ and the sum rounded) in ``ell_dtype`` (both default to ``S``'s).
     The block sums are NumPy's (pairwise) sums."""
     S = np.asarray(S)

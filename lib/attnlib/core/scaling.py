@@ -47,8 +47,9 @@ def jacobian_peak_multiplier(xp, s, *, d_k=1, tol=1e-13):
 def layernorm_dot_samples(xp, d_k, n_samples, *, shift=3.0, stretch=5.0, seed=0):
     """Samples of LN(x)·LN(y) for x, y with iid components shift + stretch·(Exp(1) − 1).
 
-    Var = d_k²/(d_k − 1) for any iid components: LayerNorm makes the 'mean 0, variance 1'
-    assumption of Var(q·k) = d_k true, it does not remove the d_k.
+    Var = d_k²/(d_k − 1) for any iid components: LayerNorm fixes each vector's mean and variance
+    (Σ y = 0, Σ y² = d_k) but makes its components correlated (−1/(d_k − 1)), so the
+    'independent, mean 0, variance 1' assumption of Var(q·k) = d_k holds only roughly (ch. 5).
     """
     rng = np.random.default_rng(seed)
     x = shift + stretch * (rng.exponential(size=(n_samples, d_k)) - 1.0)  # (n_samples, d_k)

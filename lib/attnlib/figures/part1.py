@@ -85,7 +85,7 @@ class CollapseBars(plots.View):
         p, max_p, H, J = _stats(self.scores, alpha, self.d_k)
         color = _SCALED if alpha <= 2 else (_RAW if alpha >= 8 else plots.COLORS["accent"])
         _set_prob_bars(self.bars, self.labels, p, color)
-        self.title.set_text(f"배수 α = {alpha:g}  (α = 1: √d_k 로 나눔, α = 8: 안 나눔)")
+        self.title.set_text(f"배수 α = {alpha:g}  (α = 1: $\\sqrt{{d_k}}$ 로 나눔, α = 8: 안 나눔)")
         self.box.set_text(f"최대 p = {max_p:.4f}\n엔트로피 = {H:.3f}  (균등 {self.log_m:.3f})\n"
                           f"최대 |J| = {J:.2e}")
 
@@ -98,7 +98,7 @@ def collapse_bars(scores, alpha, *, d_k=64):
 def two_distributions(scores, *, d_k=64):
     """The six scores divided by √d_k (left) and undivided (right), p on a log axis."""
     fig, axes = plots.new_figure(7.6, 3, ncols=2, sharey=True)
-    for ax, alpha, color, title in [(axes[0], 1, _SCALED, "√d_k 로 나눈 점수"),
+    for ax, alpha, color, title in [(axes[0], 1, _SCALED, r"$\sqrt{d_k}$ 로 나눈 점수"),
                                     (axes[1], d_k**0.5, _RAW, "나누지 않은 점수")]:
         p, max_p, H, _ = _stats(scores, alpha, d_k)
         m = len(p)

@@ -57,7 +57,7 @@ class GradcheckView(View):
             b.set_color(COLORS["theory"] if e > self.threshold else COLORS["accent"])
             label.set_y(e * 1.5)
             label.set_text(f"{e:.1e}" if e >= self.ROUNDOFF else f"< {self.ROUNDOFF:.0e}")
-        self.title.set_text(f"기울기 검사 (d_k = {d_k}, 버그 {'켬' if bug else '끔'})")
+        self.title.set_text(f"기울기 검사 ($d_k$ = {d_k}, 버그 {'켬' if bug else '끔'})")
         for b, h in zip(self.dK_bars, dK_norms, strict=True):
             b.set_height(h)
         self.dK_bars[1].set_color(COLORS["theory"] if bug else COLORS["accent"])

@@ -143,13 +143,13 @@ SENTENCES = [
        "긴 합과 α 의 곱의 모든 점의 오차 ≤ (m/b_k + c(b_k) + 2)u, c(b) = NumPy 합의 한계 "
        "b/8 − 1 + 3 (b ≥ 8), c(1) = 0"),
     _s("19_memory/p_rounding_dominates",
-       "$\\tilde P$ 를 반올림하는 한 번이 float32 통계의 오차보다 백 배 넘게",
+       "$\\hat P$ 를 반올림하는 한 번이 float32 통계의 오차보다 백 배 넘게",
        "measure.mixed_precision_error: bf16, fp16 모두 p_rounded > 100 × fp32"),
     _s("19_memory/p_below_u",
        "그래도 그 오차는 출력을 그 자료형으로 저장할 때의 반올림 $u$ 보다 작습니다",
        "bf16, fp16 모두 p_rounded < u"),
     _s("19_memory/inputs_dominate",
-       "입력 $Q, K, V$ 를 그 자료형으로 반올림하는 것만으로 출력이 $\\tilde P$ 의 반올림보다 더 "
+       "입력 $Q, K, V$ 를 그 자료형으로 반올림하는 것만으로 출력이 $\\hat P$ 의 반올림보다 더 "
        "움직입니다",
        "bf16, fp16 모두 inputs > 1.5 × p_rounded"),
     _s("19_memory/low_stats_worse",
