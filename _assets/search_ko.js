@@ -3,9 +3,9 @@
 //
 // The index (_ext/korean_search.py) holds each Korean word cut where its particles begin
 // (야코비안은 → 야코비안) and other words Porter-stemmed, as Sphinx's English.  Here:
-//  - a query word keeps its form when the index has it (as a term or inside one), else loses
-//    the particle or ending it ends with (야코비안은, 야코비안의 → 야코비안; 에서는 and the
-//    like, two at most) when the index knows what is left;
+//  - a query word loses the particle or ending it ends with (야코비안은, 야코비안의 → 야코비안;
+//    에서는 and the like, two at most) when the index knows what is left, unless the index
+//    knows the whole word better (길이 is not 길 + 이);
 //  - a term matches itself and the longer terms that contain it (행렬 in 행렬곱): a word
 //    written in the middle of a compound is still found;
 //  - a page must match every word of the query; its score adds each word's best match:
@@ -32,26 +32,43 @@
     ...Object.keys(index().terms), ...Object.keys(index().titleterms)])]);
   const stemmer = new Stemmer();
   const key = (word) => (HANGUL.test(word) ? word : stemmer.stemWord(word));
-  const known = (k) => k in index().terms || k in index().titleterms
-    || (k.length > 1 && allKeys().some((t) => t.includes(k)));
+  const exact = (k) => k in index().terms || k in index().titleterms;
+  const known = (k) => exact(k) || (k.length > 1 && allKeys().some((t) => t.includes(k)));
+  const size = (v) => (v === undefined ? 0 : Array.isArray(v) ? v.length : 1);
+  const pages = (k) => size(index().terms[k]) + size(index().titleterms[k]);
 
-  // The index's key for a query word: itself when known, else without its particles.
-  const strip = (word, depth) => {
-    for (const p of PARTICLES) {
-      if (!word.endsWith(p) || word.length <= p.length) continue;
-      const rest = word.slice(0, -p.length);
-      if (known(key(rest))) return key(rest);
-      if (depth < 1 && HANGUL.test(rest)) {
-        const deeper = strip(rest, depth + 1);
-        if (deeper !== null) return deeper;
+  // What is left of a word without a particle (or two) at its end, as the index knows it: a
+  // term of its own first, a part of longer terms second; null when nothing is left.  At
+  // least two letters must be left (하나 is not 하 + 나, 길이 not 길 + 이), one only when the
+  // index does not know the word at all (행이 → 행).
+  const strip = (word, least) => {
+    let inside = null;
+    const walk = (w, depth) => {
+      for (const p of PARTICLES) {
+        if (!w.endsWith(p) || w.length - p.length < least) continue;
+        const rest = key(w.slice(0, -p.length));
+        if (exact(rest)) return rest;
+        if (inside === null && known(rest)) inside = rest;
+        if (depth < 1 && HANGUL.test(rest)) {
+          const deeper = walk(rest, depth + 1);
+          if (deeper !== null) return deeper;
+        }
       }
-    }
-    return null;
+      return null;
+    };
+    return walk(word, 0) ?? inside;
   };
+  // The index's key for a query word.  A Korean word keeps its form when the index has it and
+  // it is not rarer there than the word without its particle: 길이 stays 길이, but
+  // 야코비안이 (a term where the analyser missed the particle once) becomes 야코비안.
   const normalise = (word) => {
     const k = key(word);
-    if (!HANGUL.test(word) || known(k)) return k;
-    return strip(word, 0) ?? k;
+    if (!HANGUL.test(word)) return k;
+    const rest = strip(word, 2) ?? (known(k) ? null : strip(word, 1));
+    if (rest === null) return k;
+    if (exact(k) && pages(k) > pages(rest)) return k;
+    if (!exact(k) && known(k) && !exact(rest)) return k;
+    return rest;
   };
 
   Search._parseQuery = (query) => {

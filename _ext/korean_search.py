@@ -6,9 +6,13 @@ splitter: a word is what lies between spaces and punctuation, particle included
 happen to carry the bare form.  Here the search language ``ko`` cuts every word that holds
 Hangul where its particles and endings begin, as the morphological analyser Kiwi
 (kiwipiepy, at build time only) reads the sentence: 야코비안은 → 야코비안, 기울기로 →
-기울기, 역전파를 → 역전파, softmax의 → softmax, d_k가 → d_k.  The index keeps the word's
+기울기, 역전파를 → 역전파, softmax의 → softmax, d_k가 → d_k; the whole word is indexed
+too, for where the analyser errs (길이 차이 → 길 + 이).  The index keeps the word's
 own surface up to that point, not Kiwi's morphemes, so a compound the analyser splits
-(역전파 → 역 + 전파, 드롭아웃 → 드롭 + 아웃) stays one term.  Words without Hangul go
+(역전파 → 역 + 전파, 드롭아웃 → 드롭 + 아웃) stays one term.  Where Kiwi leaves a word
+whole but it ends with a particle of the search page's list (빈 함수의, at the end of a
+text node; 야코비안이 행, read as 야코비안 + the determiner 이), the word is indexed with and
+without it, if two letters are left.  Words without Hangul go
 through Sphinx's English splitter and Porter stemmer, as before.
 
 The browser's side is ``_assets/search_ko.js`` (loaded by ``_templates/search.html`` on the
@@ -22,6 +26,7 @@ from __future__ import annotations
 
 import re
 from functools import cache
+from pathlib import Path
 
 from sphinx.search import languages
 from sphinx.search.en import SearchEnglish
@@ -32,6 +37,24 @@ WORD = re.compile(r"\w+")
 # the copula 이다 (VCP) and verbal endings (EP, EF, EC, ETM).  Not ETN: the nominaliser -기
 # of 기울기 belongs to the noun.
 _TRAILING = {"VCP", "EP", "EF", "EC", "ETM"}
+
+
+@cache
+def particles() -> tuple[str, ...]:
+    """The particles and endings the search page strips from a query word, longest first: one
+    list, in _assets/search_ko.js, read here."""
+    js = (Path(__file__).parents[1] / "_assets" / "search_ko.js").read_text(encoding="utf-8")
+    found = re.search(r"const PARTICLES = \[(.*?)\];", js, re.S)
+    return tuple(sorted(re.findall(r'"([^"]+)"', found.group(1)), key=len, reverse=True))
+
+
+def _unparticled(word: str) -> str | None:
+    """``word`` without the particle it ends with, when at least two letters are left (the
+    analyser's misses: 빈 함수의, 야코비안이 read as 야코비안 + the determiner 이)."""
+    for p in particles():
+        if word.endswith(p) and len(word) - len(p) >= 2 and HANGUL.search(word[-len(p) - 1]):
+            return word[:-len(p)]
+    return None
 
 
 @cache
@@ -70,7 +93,16 @@ def korean_split(text: str) -> list[str]:
             end = min(end, t.start)
         cut[a] = end if end > a else b
         i = j
-    return [text[a:cut.get(a, b)] for a, b in spans]
+    words = []
+    for a, b in spans:
+        words.append(text[a:cut.get(a, b)])
+        if a not in cut:
+            continue
+        if cut[a] < b:  # the whole word too: where the analyser cut a noun (길이 → 길 + 이)
+            words.append(text[a:b])
+        elif rest := _unparticled(text[a:b]):
+            words.append(rest)
+    return words
 
 
 class SearchKorean(SearchEnglish):

@@ -3,9 +3,9 @@
 The terms are taken from the built book's own prose, not listed: Korean nouns (as Kiwi, the
 analyser the index uses, reads them) that the text writes with a particle after them
 (마스크가, 기울기로), in at least two pages, the most widespread first; and the words the
-issue measured.  A page "uses" a term when its prose contains it: the article's text without
-code, typeset math, scripts and cell outputs, as tests/book/test_browser.py reads it, here
-from the HTML files.  For each term the search must return every such page (recall 100 %),
+issue measured.  A page "uses" a term when a word of its prose begins with it: the article's text
+without code, typeset math, scripts, cell outputs and interface labels, as
+tests/book/test_browser.py reads it, here from the HTML files.  For each term the search must return every such page (recall 100 %),
 and the same pages when the query carries a particle; likewise three English terms, and two
 words at once (every page with both).  A chapter's first visit loads no search index; a
 reader at 390 px searches from the keyboard and gets Korean results, each with the sentence
@@ -22,19 +22,11 @@ from functools import cache
 from urllib.parse import quote
 
 import pytest
-from test_browser import (  # noqa: F401 (fixtures)
-    _CUT,
-    _ENGLISH,
-    HTML,
-    PAGES,
-    PHONE,
-    _assert_clean,
-    _axe,
-    _missing,
-    browser,
-    origin,
-    visit,
-)
+import test_browser as tb
+from test_browser import _CUT, _ENGLISH, HTML, PAGES, PHONE, _assert_clean, _axe, _missing
+
+# test_browser's fixtures: a server of _build/html, Chromium, a page visit that records requests
+origin, browser, visit = tb.origin, tb.browser, tb.visit
 
 pytestmark = pytest.mark.browser
 
@@ -43,7 +35,8 @@ ENGLISH_TERMS = ["softmax", "LayerNorm", "dQ"]
 TWO_WORDS = [("마스크", "드롭아웃"), ("분산", "softmax")]
 MIN_TERMS = 30
 HANGUL = re.compile(r"[\uac00-\ud7a3]")
-NOT_PROSE = ("pre", "code", "script", "style", "math", "svg")
+# not prose: code, math, scripts, and the interface's words (a fold's 「코드 보기」, buttons)
+NOT_PROSE = ("pre", "code", "script", "style", "math", "svg", "summary", "button")
 NOT_PROSE_CLASSES = ("katex", "widget-subarea", "cell_output")
 
 
@@ -75,8 +68,10 @@ def _book() -> dict[str, str]:
 
 
 def _using(*words: str) -> set[str]:
-    return {rel for rel, text in _book().items()
-            if all(w.lower() in text.lower() for w in words)}
+    """The pages that use every one of ``words``: their prose has a word that begins with it
+    (마스크 in 마스크가, 마스크된; not 가지 in 들어가지)."""
+    found = [re.compile(r"(?<![\w])" + re.escape(w), re.I) for w in words]
+    return {rel for rel, text in _book().items() if all(f.search(text) for f in found)}
 
 
 @cache
@@ -92,7 +87,7 @@ def _terms() -> list[tuple[str, str]]:
             if not HANGUL.search(line):
                 continue
             tokens = kiwi.tokenize(line)
-            for t, after in zip(tokens, tokens[1:]):
+            for t, after in zip(tokens, tokens[1:], strict=False):
                 if (t.tag in ("NNG", "NNP") and len(t.form) >= 2
                         and all(HANGUL.match(c) for c in t.form)
                         and after.tag.startswith("J") and after.start == t.end
@@ -178,7 +173,8 @@ def test_title_and_headings_first(search):
         headed = [HANGUL.search(word) and word in _headings(HTML / rel) for rel in ranked]
         if any(headed):
             last_headed = max(i for i, h in enumerate(headed) if h)
-            assert all(headed[: last_headed + 1]), f"{word}: ranking {list(zip(ranked, headed))}"
+            ranking = list(zip(ranked, headed, strict=True))
+            assert all(headed[: last_headed + 1]), f"{word}: ranking {ranking}"
 
 
 def test_search_from_a_chapter_by_keyboard_on_a_phone(visit):
