@@ -3,13 +3,13 @@
 The terms are taken from the built book's own prose, not listed: Korean nouns (as Kiwi, the
 analyser the index uses, reads them) that the text writes with a particle after them
 (마스크가, 기울기로), in at least two pages, the most widespread first; and the words the
-issue measured.  A page "uses" a term when a word of its prose begins with it: the article's text
-without code, typeset math, scripts, cell outputs and interface labels, as
-tests/book/test_browser.py reads it, here from the HTML files.  For each term the search must return every such page (recall 100 %),
-and the same pages when the query carries a particle; likewise three English terms, and two
-words at once (every page with both).  A chapter's first visit loads no search index; a
-reader at 390 px searches from the keyboard and gets Korean results, each with the sentence
-that holds the word, the word marked.
+issue measured.  A page "uses" a term when a word of its prose begins with it: the
+article's text without code, typeset math, scripts, cell outputs and interface labels, as
+tests/book/test_browser.py reads it, here from the HTML files.  For each term the search
+must return every such page (recall 100 %), and the same pages when the query carries a
+particle; likewise three English terms, and two words at once (every page with both).  A
+chapter's first visit loads no search index; a reader at 390 px searches from the keyboard
+and gets Korean results, each with the sentence that holds the word, the word marked.
 
     pytest tests/book/test_search.py -m browser    (after `make book`)
 """
