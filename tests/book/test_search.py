@@ -54,11 +54,13 @@ def _prose(path) -> str:
 
 
 def _headings(path) -> str:
+    """The page's title and headings, and the titles of its exercises and admonitions."""
     from bs4 import BeautifulSoup
 
     soup = BeautifulSoup(path.read_text(encoding="utf-8"), "html.parser")
     root = soup.find("article") or soup.body
-    return " ".join(h.get_text(" ") for h in root.find_all(re.compile(r"^h[1-6]$")))
+    titles = root.find_all(re.compile(r"^h[1-6]$")) + root.find_all(class_="admonition-title")
+    return " ".join(h.get_text(" ") for h in titles)
 
 
 @cache
@@ -166,8 +168,8 @@ def test_two_words(search, words):
 
 
 def test_title_and_headings_first(search):
-    """A page that has the word in its title or a heading comes before one that has it only in
-    its text."""
+    """A page that has the word in its title or a heading (an exercise's title included) comes
+    before one that has it only in its text."""
     for word in ISSUE_TERMS:
         ranked = search(word)
         headed = [HANGUL.search(word) and word in _headings(HTML / rel) for rel in ranked]
