@@ -53,6 +53,7 @@ def _prose(path) -> str:
     return root.get_text(" ")
 
 
+@cache
 def _headings(path) -> str:
     """The page's title and headings, and the titles of its exercises and admonitions."""
     from bs4 import BeautifulSoup
