@@ -491,3 +491,21 @@ def test_icon_fonts_keep_every_icon_the_pages_name(tmp_path):
     have = set().union(*cmaps.values())
     missing = sorted(hex(c) for c in wanted - have)
     assert not missing, f"icons the pages name but no font draws: {missing}"
+
+
+def test_search_index_cuts_korean_particles():
+    """_ext/korean_search.py indexes a Korean word without the particle that follows it and
+    keeps a compound the analyser splits whole; other words are Sphinx's English ones."""
+    path = ROOT / "_ext" / "korean_search.py"
+    spec = importlib.util.spec_from_file_location("korean_search", path)
+    ks = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(ks)
+    words = ks.korean_split("야코비안은 마스크가 기울기로 드롭아웃의 분산이 역전파를 "
+                            "엔트로피와 블록에서 softmax의 LayerNorm은 d_k가 dQ를 "
+                            "행렬곱이다.")
+    stems = ["야코비안", "마스크", "기울기", "드롭아웃", "분산", "역전파", "엔트로피", "블록",
+             "softmax", "LayerNorm", "d_k", "dQ", "행렬곱"]
+    assert [w for w in words if w in stems] == stems
+    assert "야코비안은" in words  # the whole word too
+    lang = ks.SearchKorean({})
+    assert lang.stem("야코비안") == "야코비안" and lang.stem("attention") == "attent"
