@@ -91,7 +91,21 @@ colab: venv
 # Everything CI checks: lint (ruff, the chapters too; the workflows), unit tests, every chapter
 # on PyTorch, nbval (on other arithmetic than the notebooks were executed with), the strict
 # build, the browser, Colab.
-test: lint unit switch nbval-portable book browser colab
+# Each stage is timed; the table is printed at the end (also when a stage fails) and kept in
+# _build/stage_times.txt, so that a slow stage shows.
+TEST_STAGES = lint unit switch nbval-portable book browser colab
+test:
+	@mkdir -p _build && : > _build/stage_times.txt; status=0; \
+	for stage in $(TEST_STAGES); do \
+	    start=$$(date +%s); \
+	    $(MAKE) --no-print-directory $$stage || status=$$?; \
+	    printf '%-16s %5d s%s\n' $$stage $$(( $$(date +%s) - start )) \
+	        "$$( [ $$status -ne 0 ] && echo '  FAILED' )" >> _build/stage_times.txt; \
+	    [ $$status -eq 0 ] || break; \
+	done; \
+	echo "make test, seconds per stage:"; cat _build/stage_times.txt; \
+	awk '{ s += $$2 } END { printf "%-16s %5d s\n", "total", s }' _build/stage_times.txt; \
+	exit $$status
 
 # Re-execute every chapter and strip widget state, so stored outputs are current.
 notebooks: venv

@@ -19,8 +19,9 @@ import pytest
 from attnlib.claims import CLAIMS
 
 ROOT = Path(__file__).resolve().parents[2]
-SEEDS = sorted(Path("/work/shared/seeds").glob("*.txt")) or sorted(
-    (ROOT / "docs" / "seeds").glob("*.txt"))
+# The two articles: shared/seeds/ beside the checkout (where CI lays it), else this machine's.
+SEEDS = next((found for folder in (ROOT.parent / "shared" / "seeds", Path("/work/shared/seeds"))
+              if (found := sorted(folder.glob("*.txt")))), [])
 CHAPTERS = sorted(p for p in (ROOT / "chapters").rglob("*.ipynb")
                   if ".ipynb_checkpoints" not in p.parts)
 
