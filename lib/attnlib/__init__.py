@@ -18,7 +18,8 @@ BACKENDS = ("numpy", "torch")
 def backend(name=None):
     """The backend module ``attnlib.numpy`` or ``attnlib.torch``: ``name``, else
     ``$ATTNLIB_BACKEND``, else ``"numpy"``. The chapters' one switch (usage.md)."""
+    where = "backend(name)" if name else f"${BACKEND_ENV}"
     name = (name or os.environ.get(BACKEND_ENV) or "numpy").strip().lower()
     if name not in BACKENDS:
-        raise ValueError(f"{BACKEND_ENV}={name!r}: expected one of {', '.join(BACKENDS)}")
+        raise ValueError(f"{where} = {name!r}: expected one of {', '.join(BACKENDS)}")
     return importlib.import_module(f"attnlib.{name}")

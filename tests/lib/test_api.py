@@ -99,6 +99,8 @@ def test_backend_switch(monkeypatch):
     monkeypatch.setenv("ATTNLIB_BACKEND", "jax")
     with pytest.raises(ValueError, match="ATTNLIB_BACKEND"):
         attnlib.backend()
+    with pytest.raises(ValueError, match=r"backend\(name\) = 'mxnet'"):
+        attnlib.backend("mxnet")  # the argument is named, not the variable
 
 
 def test_to_numpy():
