@@ -9,7 +9,8 @@
 // from memory when it was prefetched (the pictures decoded already, so the page changes within
 // the same animation frame), else from its file, _static/frames/<name>.js, a script that calls
 // attnlibFrame(name, {outputs}) (a script and not fetch(), so a page opened as a file works
-// too).  The neighbours of the current frame are prefetched in idle moments.
+// too).  The neighbours of the current frame are prefetched when the explorer comes near the
+// screen, and after each move in idle moments.
 //
 // Loaded asynchronously: each explorer's block queues itself as the parser reads it, and is
 // wired then (see the end of this file).
@@ -152,14 +153,15 @@
       this.controls = this.data.controls.map((c, k) => this.wire(c, k, rows[k]));
       this.ready.set(this.shownKey, Promise.resolve([...this.frameBox.childNodes]));
       this.prefetched = null; // Promise: the neighbours of the current frame are ready
-      // Neighbours are fetched once the explorer comes near the screen, in idle moments: a
-      // reader who never scrolls to it downloads none of its frames.
+      // Neighbours are fetched as soon as the explorer comes near the screen (a reader who
+      // never scrolls to it downloads none of its frames); the requests and the pictures'
+      // decoding run off the main thread.
       if (window.IntersectionObserver) {
         const seen = new IntersectionObserver((entries) => {
           if (!entries.some((e) => e.isIntersecting)) return;
           seen.disconnect();
           this.near = true;
-          idle(() => this.prefetch());
+          this.prefetch();
         }, { rootMargin: "300px" });
         seen.observe(root);
       } else {

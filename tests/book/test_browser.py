@@ -221,7 +221,7 @@ def report(request):
     lines = []
     if r.bytes:
         lines.append("bytes fetched on a first visit (MB = 10^6; gzip as a server sends them;"
-                     " frames: explorer frames prefetched in idle time, not counted)")
+                     " frames: explorer frames prefetched once near the screen, not counted)")
         lines.append(f"{'page':<42} {'HTML':>7} {'gzip':>7} {'all gzip':>9} {'frames':>7}")
         for rel, (raw, sent_html, sent, pre) in sorted(r.bytes.items()):
             lines.append(f"{rel:<42} {raw / 1e6:7.3f} {sent_html / 1e6:7.3f} {sent / 1e6:9.3f}"
@@ -542,7 +542,7 @@ def test_scroll_boxes_take_the_keyboard_whenever_one_looks(browser, origin, rel)
 def _check_bytes(v: Visit, rel: str, report):
     """What Chromium fetched is within the page's budget and within what `make book`'s
     table (scripts/page_sizes.py) counts for the page, file by file.  Explorer frames that
-    the page prefetched in idle time (neighbours of the frames shown, once an explorer is near
+    the page prefetched (neighbours of the frames shown, once an explorer is near
     the screen) are not part of the first visit: they are counted apart and printed."""
     listed, widgets = SIZES.page_loads(HTML, HTML / rel)
     listed = {p.relative_to(HTML.resolve()).as_posix() for p in listed}
