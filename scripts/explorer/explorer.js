@@ -353,7 +353,8 @@
       input.step = "any";
       control.onRange = () => set(fromPos(Number(input.value)), input);
       box.addEventListener("input", () => { if (box.value !== "" && box.checkValidity()) set(Number(box.value), box); });
-      box.addEventListener("change", () => set(Number(box.value), box));
+      // once the reader is done typing, the box shows the value computed (clipped, rounded)
+      box.addEventListener("change", () => set(Number(box.value), null));
       // Listed values the range leaves out (-inf, -1e9): a click away, as buttons.
       const picks = (c.outside || []).map((i) => {
         const b = el("button", { type: "button", class: "attn-outside", text: c.labels[i] });

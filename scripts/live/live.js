@@ -125,7 +125,7 @@ html[data-theme=dark] .attnlib-live-editor .cm-editor{background:#fff;color:#222
     abortStart = null;
     for (const resolve of waiting.values()) resolve({ stopped: true });
     waiting.clear();
-    showProgress("계산을 멈췄습니다. 다시 실행하면 Python 을 새로 불러옵니다.", null, true);
+    showProgress("계산을 멈췄습니다. 다시 실행하면 파이썬을 새로 불러옵니다.", null, true);
   }
 
   function makeBar(label) {
@@ -163,7 +163,9 @@ html[data-theme=dark] .attnlib-live-editor .cm-editor{background:#fff;color:#222
     const explorer = window.attnlibExplorers && window.attnlibExplorers.get(root);
     if (!explorer) throw new Error("이 탐색기의 조절기를 찾지 못했습니다");
     explorer.goLive(frameSource(root, explorer.data));
-    bar.button.textContent = "실시간 계산 켜짐";
+    bar.button.hidden = true; // its status says so instead
+    bar.progress.hidden = true;
+    bar.status.textContent = "실시간 계산 켜짐";
   }
 
   // ------------------------------------------------------------------ exercises ----

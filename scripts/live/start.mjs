@@ -27,7 +27,7 @@ export async function startPython({ loadPyodide, indexURL, url, read, manifest,
     : null;
   const fontlist = manifest.fontlist ? read(manifest.fontlist) : null;
   for (const p of [code, fontlist]) p?.catch(() => {}); // awaited below, and reported there
-  progress("Python(Pyodide) 불러오는 중", 0.05);
+  progress("파이썬(Pyodide) 불러오는 중", 0.05);
   const env = { MPLBACKEND: "agg" };
   if (code) env.PYTHONPATH = `${BYTECODE}/stdlib`;
   const py = await loadPyodide({

@@ -226,6 +226,13 @@ def test_explorer_goes_live(live_visit):
     last = _frames(page)[-1]["values"]["d_k"]
     assert last == "1024", f"the last frame shows d_k = {last}, not the slider's last value"
     frames = _frames(page)
+    # A value past the range's end is computed at its end, and the number box says so.
+    _set_number(page, box, 33)
+    _wait_frame(page, "d_k", "33")
+    _set_number(page, box, 5000)
+    page.wait_for_function("() => window.attnlibLive.frames.at(-1).values.d_k === '1024'",
+                           timeout=30_000)
+    assert box.input_value() == "1024", f"the number box shows {box.input_value()!r}"
     later = [f["ms"] for f in frames[2:13]]
     long = [d for start, d in page.evaluate("() => window.__longtasks") if start >= clicked]
     stats = page.evaluate("() => window.attnlibLive")
