@@ -47,7 +47,8 @@ SENTENCES = [
        "행별 규칙, uᵀJ, torch autograd 의 Δ 가 1e-14 안에서 같다"),
     _s("08_row_rule/exactly_m",
        "정확히 $m$ 배",
-       "n = m = 1024 에서 n m² 를 n m 으로 나누면 나머지 없이 m"),
+       "라이브러리가 만든 야코비안 (n, m, m) 의 수가 행별 규칙의 Δ (n, m) 의 m 배 "
+       "((n, m) = (6, 16)), n = m = 1024 의 셈도 m × n m"),
     _s("08_row_rule/memory_grows",
        "재어 보면 메모리의 비가 $m$ 을 따라 자란다",
        "tracemalloc 으로 잰 최대 메모리의 비가 m = 16 … 512 에서 단조 증가하고 m/2 를 넘는다"),
