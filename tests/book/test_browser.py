@@ -619,12 +619,12 @@ def _poll_change(page, el, before: str, what: str):
     raise AssertionError(f"{what}: the visible output did not change")
 
 
-def _announced(page, root, label: str) -> str:
-    """What the explorer's polite live region says once it has spoken of ``label`` (350 ms after
+def _announced(page, root, phrase: str) -> str:
+    """What the explorer's polite live region says once it has said ``phrase`` (350 ms after
     the last change: a drag speaks where it stops)."""
     live = root.locator(".attn-announce")
-    _eventually(page, "([el, label]) => el.textContent.includes(label)",
-                [live.element_handle(), label])
+    _eventually(page, "([el, phrase]) => el.textContent.includes(phrase)",
+                [live.element_handle(), phrase])
     return live.text_content()
 
 
@@ -696,8 +696,10 @@ def test_sliders(visit, rel):
             want = labels[start + step]
             assert readout.inner_text().strip() == want, f"{what}: readout after {key}"
             assert slider.get_attribute("aria-valuetext") == want, f"{what}: aria-valuetext"
-            said = _announced(page, root, want)
-            assert f"{control['label']} {want}." in said, f"{what}: announced {said!r}"
+            # the control's label and value, as a phrase: a bare "4" is also in an earlier "48"
+            phrase = f"{control['label']} {want}."
+            said = _announced(page, root, phrase)
+            assert phrase in said, f"{what}: announced {said!r}"
             # Pointer: the thumb dragged to the far left end, then to the far right end.
             for frac, want in ((0.0, labels[0]), (1.0, labels[-1])):
                 _drag(page, slider, frac)
