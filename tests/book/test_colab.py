@@ -9,19 +9,26 @@ environment cached in ``_build/colab-<variant>`` and rebuilt when its list chang
 - ``ipywidgets8``: the same with ipywidgets 8.1, also imported at start: a reader who
   installed it and restarted the runtime.
 
-Each chapter in ``_toc.yml`` is copied to a folder outside the repository (Colab's
-``/content``) and run by nbclient in a fresh kernel.  Its first cell, unchanged, installs
-attnlib with pip from the URL in ``_config.yml``; git's ``url.<base>.insteadOf`` sends that
-URL to a snapshot of this checkout's ``lib/`` (the working tree, committed or not).  Checked:
-the cell installed attnlib from that URL; pip changed none of the listed versions (``pip
-freeze`` before and after: only attnlib and koreanize-matplotlib are new); the kernel still
-runs the ipywidgets it started with; no cell fails or writes to stderr (the kernel forwards
-what pip, a subprocess, writes, as in Colab; pip reads no configuration of this machine).
+Every chapter starts with the same install cell (checked).  Per variant it runs once, in a
+fresh kernel over a throwaway environment layered over the variant's (a ``.pth`` file puts
+the variant's packages on ``sys.path``; pip sees them as installed and installs anything new
+into the layer, so the cached environment never changes): unchanged, it installs attnlib with
+pip from the URL in ``_config.yml``; git's ``url.<base>.insteadOf`` sends that URL to a
+snapshot of this checkout's ``lib/`` (the working tree, committed or not).  Checked: the cell
+printed nothing and installed attnlib from that URL; pip changed none of the listed versions
+(``pip freeze`` before and after: only attnlib and koreanize-matplotlib are new); nothing
+reached stderr (the kernel forwards what pip, a subprocess, writes, as in Colab; pip reads no
+configuration of this machine).
 
-Each chapter runs in a throwaway environment layered over the variant's (a ``.pth`` file
-puts the variant's packages on ``sys.path``; pip sees them as installed and installs
-anything new into the layer), so the cached environment itself never changes.  ``make
-colab`` runs the two variants side by side (``-n 2 --dist loadgroup``).
+Then each chapter is copied to a folder outside the repository (Colab's ``/content``) and run
+by nbclient in a fresh kernel of that layer, as a reader's runtime runs the next notebook: its
+install cell finds attnlib and does nothing.  Checked: no cell fails or writes to stderr; the
+kernel still runs the ipywidgets it started with and the attnlib the cell installed; pip's list
+is what the install left.  The ``colab`` variant runs every chapter; ``ipywidgets8`` runs the
+chapters that use ipywidgets (their explorers: ``attnlib.widgets``), the only code the second
+version of ipywidgets can change, and the ``colab`` run checks that the chapters outside that
+list never import it.  ``make colab`` runs the tests on two workers; the variants'
+environments are built once (a file lock), each worker installs into its own layer.
 """
 
 from __future__ import annotations
@@ -85,27 +92,47 @@ def freeze(python: Path) -> dict[str, str]:
     return found
 
 
+def _install_exactly(python: Path, requirements: Path) -> None:
+    """The list's versions and nothing else (``--no-deps``: nothing a resolver would add, or a
+    torch it would fetch).  With uv, from the test's own environment (requirements.txt), when
+    it is there: the same files, unpacked once and linked into both variants; pip otherwise."""
+    uv = Path(sys.executable).parent / "uv"
+    if not uv.is_file():
+        subprocess.run([str(python), "-m", "ensurepip", "-q"], check=True)
+        _pip(python, "install", "--no-deps", "-r", str(requirements))
+        return
+    env = dict(os.environ)
+    if os.environ.get("PIP_FIND_LINKS") and "UV_FIND_LINKS" not in env:
+        env["UV_FIND_LINKS"] = os.environ["PIP_FIND_LINKS"]  # where this machine's torch lies
+    subprocess.run([str(uv), "pip", "install", "-q", "--python", str(python), "--no-deps",
+                    "-r", str(requirements)], check=True, env=env)
+
+
 def _environment(variant: str) -> Path:
-    """The variant's virtual environment (its Python), built once per version list."""
+    """The variant's virtual environment (its Python), built once per version list; two
+    workers asking for it at once wait for one build (a lock file)."""
+    import fcntl
+
     want = pins(variant)
     venv = ROOT / "_build" / f"colab-{variant}"
     python = venv / "bin" / "python"
     key = hashlib.sha256(json.dumps([sys.version, sorted(want.items())]).encode()).hexdigest()
     stamp = venv / ".versions"
-    if stamp.is_file() and stamp.read_text() == key and python.is_file() \
-            and freeze(python) == want:
-        return python
-    shutil.rmtree(venv, ignore_errors=True)
-    subprocess.run([sys.executable, "-m", "venv", str(venv)], check=True)
-    _pip(python, "install", f"pip=={want['pip']}")
-    requirements = venv / "requirements.txt"
-    requirements.write_text("".join(f"{n}=={v}\n" for n, v in want.items() if n != "pip"))
-    # --no-deps: exactly the list, nothing a resolver would add (or a torch it would fetch)
-    _pip(python, "install", "--no-deps", "-r", str(requirements))
-    got = freeze(python)
-    assert got == want, {n: (want.get(n), got.get(n)) for n in {*want, *got}
-                         if want.get(n) != got.get(n)}
-    stamp.write_text(key)
+    venv.parent.mkdir(parents=True, exist_ok=True)
+    with open(venv.parent / f".colab-{variant}.lock", "w") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        if stamp.is_file() and stamp.read_text() == key and python.is_file() \
+                and freeze(python) == want:
+            return python
+        shutil.rmtree(venv, ignore_errors=True)
+        subprocess.run([sys.executable, "-m", "venv", "--without-pip", str(venv)], check=True)
+        requirements = venv / "requirements.txt"
+        requirements.write_text("".join(f"{n}=={v}\n" for n, v in want.items()))
+        _install_exactly(python, requirements)
+        got = freeze(python)
+        assert got == want, {n: (want.get(n), got.get(n)) for n in {*want, *got}
+                             if want.get(n) != got.get(n)}
+        stamp.write_text(key)
     return python
 
 
@@ -135,6 +162,23 @@ def _chapters() -> list[str]:
     return [f + ".ipynb" for f in files(toc) if (ROOT / (f + ".ipynb")).is_file()]
 
 
+def _install_cell(chapter: str) -> str:
+    import nbformat
+
+    return nbformat.read(ROOT / chapter, as_version=4).cells[0].source
+
+
+def _uses_widgets(chapter: str) -> bool:
+    """Whether the chapter's code makes an explorer (attnlib's ``live`` or ``widgets``): the
+    chapters ``ipywidgets8`` runs.  The ``colab`` run checks it against what each chapter
+    imported (``attnlib.widgets``)."""
+    import nbformat
+
+    code = "\n".join(c.source for c in nbformat.read(ROOT / chapter, as_version=4).cells
+                     if c.cell_type == "code")
+    return bool(re.search(r"\bexplorer\(|attnlib\.widgets|import (live|widgets)\b", code))
+
+
 def _repository_url() -> str:
     config = yaml.safe_load((ROOT / "_config.yml").read_text(encoding="utf-8"))
     return config["repository"]["url"].rstrip("/")
@@ -158,13 +202,87 @@ def lib_snapshot(tmp_path_factory) -> Path:
 
 @pytest.fixture(scope="session")
 def environments():
-    """Each variant's Python, built on first use (so one xdist worker builds only its own)."""
+    """Each variant's Python, built on first use."""
     built: dict[str, Path] = {}
 
     def get(variant: str) -> Path:
         if variant not in built:
             built[variant] = _environment(variant)
         return built[variant]
+
+    return get
+
+
+def _redirect(lib_snapshot: Path) -> dict[str, str]:
+    """The install cell's URL, unchanged, served from the snapshot by git itself."""
+    return {"GIT_CONFIG_COUNT": "1",
+            "GIT_CONFIG_KEY_0": f"url.{lib_snapshot.as_uri()}.insteadOf",
+            "GIT_CONFIG_VALUE_0": _repository_url()}
+
+
+def _run_notebook(python: Path, nb_path: Path, home: Path, redirect: dict[str, str]):
+    """Runs the notebook at ``nb_path`` (its folder as working directory) in a fresh kernel of
+    ``python``, Colab-like, with the check cell appended; returns the executed notebook."""
+    import nbformat
+
+    proc = subprocess.run(
+        [str(python), "-c", _RUN, str(nb_path), str(nb_path.parent), _CHECK],
+        cwd=nb_path.parent, env=_kernel_env(python, home, redirect),
+        capture_output=True, text=True, timeout=1200)
+    assert proc.returncode == 0, proc.stderr[-4000:]
+    return nbformat.read(nb_path, as_version=4)
+
+
+def _assert_clean_run(nb, what: str) -> dict:
+    """No cell failed or wrote to stderr; what the check cell reported."""
+    for cell in nb.cells:
+        for out in cell.get("outputs", []):
+            assert out.output_type != "error", f"{what}: {out.get('ename')}"
+            if out.output_type == "stream":
+                assert out.name == "stdout", f"{what}: stderr: {out.text[:500]}"
+    return next(json.loads(o.text.split("COLAB_CHECK ", 1)[1]) for o in nb.cells[-1].outputs
+                if "COLAB_CHECK" in o.get("text", ""))
+
+
+@pytest.fixture(scope="session")
+def installed(environments, lib_snapshot, tmp_path_factory):
+    """Per variant, a layer over its environment in which the chapters' install cell has run
+    once, as a reader's first chapter runs it: ``{"python", "freeze", "home"}``."""
+    import nbformat
+
+    layers: dict[str, dict] = {}
+
+    def get(variant: str) -> dict:
+        if variant in layers:
+            return layers[variant]
+        want = pins(variant)
+        url = _repository_url()
+        cells = {_install_cell(c) for c in _chapters()}
+        assert len(cells) == 1, f"the chapters' install cells differ: {len(cells)} versions"
+        cell = cells.pop()
+        assert f"git+{url}#subdirectory=lib" in cell
+        home = tmp_path_factory.mktemp(f"colab-{variant}")
+        python = _layer(environments(variant), home / "runtime")  # without attnlib
+        before = freeze(python)
+        assert before == want, "the layer does not show the variant's packages"
+        content = home / "content"
+        content.mkdir()
+        nb = nbformat.v4.new_notebook()
+        nb.cells.append(nbformat.v4.new_code_cell(cell))
+        nbformat.write(nb, content / "install.ipynb")
+        nb = _run_notebook(python, content / "install.ipynb", home, _redirect(lib_snapshot))
+        assert not nb.cells[0].outputs, f"the install cell printed: {nb.cells[0].outputs}"
+        check = _assert_clean_run(nb, f"{variant}: install cell")
+        after = freeze(python)
+        # pip changed none of Colab's versions and added only attnlib and its font package.
+        changed = {n: (v, after.get(n)) for n, v in want.items() if after.get(n) != v}
+        assert not changed, f"pip changed Colab's packages: {changed}"
+        assert set(after) - set(want) == INSTALLED_BY_CELL
+        assert after["attnlib"].startswith(f"attnlib @ git+{url}@")  # from the cell's own URL
+        assert check["attnlib"].startswith(str(home / "runtime"))  # installed by the cell
+        assert check["preloaded"] == check["running"] == want["ipywidgets"]
+        layers[variant] = {"python": python, "freeze": after, "home": home}
+        return layers[variant]
 
     return get
 
@@ -183,10 +301,11 @@ nbformat.write(nb, path)
 
 # Appended to each chapter: what the kernel ran with, after the chapter.
 _CHECK = f"""
-import importlib.metadata, json, os
+import importlib.metadata, json, os, sys
 import attnlib, ipywidgets
 print("COLAB_CHECK " + json.dumps({{"preloaded": os.environ.get("{PRELOADED}"),
-    "running": ipywidgets.__version__, "attnlib": attnlib.__file__}}))
+    "running": ipywidgets.__version__, "attnlib": attnlib.__file__,
+    "widgets": "attnlib.widgets" in sys.modules}}))
 """
 
 # Colab's kernel imports ipywidgets before the first cell runs; so does this one.
@@ -220,54 +339,35 @@ def _kernel_env(python: Path, home: Path, redirect: dict[str, str]) -> dict[str,
     return env
 
 
-@pytest.mark.parametrize("variant", [pytest.param(v, marks=pytest.mark.xdist_group(v))
-                                     for v in VARIANTS])
-@pytest.mark.parametrize("chapter", _chapters())
-def test_chapter_installs_and_runs_like_colab(environments, lib_snapshot, variant, chapter):
-    import nbformat
+def _chapter_runs() -> list:
+    return [pytest.param(v, c, id=f"{c}-{v}") for c in _chapters() for v in VARIANTS
+            if v == "colab" or _uses_widgets(c)]
 
+
+@pytest.mark.parametrize(("variant", "chapter"), _chapter_runs())
+def test_chapter_runs_like_colab(installed, variant, chapter):
+    layer = installed(variant)
     want = pins(variant)
-    url = _repository_url()
-    # The install cell's URL, unchanged, served from the snapshot by git itself.
-    redirect = {"GIT_CONFIG_COUNT": "1",
-                "GIT_CONFIG_KEY_0": f"url.{lib_snapshot.as_uri()}.insteadOf",
-                "GIT_CONFIG_VALUE_0": url}
     with tempfile.TemporaryDirectory(prefix="colab-") as tmp:
-        python = _layer(environments(variant), Path(tmp) / "runtime")  # without attnlib
         content = Path(tmp) / "content"
         content.mkdir()
         nb_path = content / Path(chapter).name
         shutil.copy(ROOT / chapter, nb_path)
-        proc = subprocess.run(
-            [str(python), "-c", _RUN, str(nb_path), str(content), _CHECK],
-            cwd=content, env=_kernel_env(python, Path(tmp), redirect),
-            capture_output=True, text=True, timeout=1200)
-        assert proc.returncode == 0, proc.stderr[-4000:]
-        nb = nbformat.read(nb_path, as_version=4)
-        after = freeze(python)
-
+        nb = _run_notebook(layer["python"], nb_path, Path(tmp), {})
     install = nb.cells[0]
     assert "remove-cell" in install.metadata.get("tags", [])
-    assert f"git+{url}#subdirectory=lib" in install.source
     assert not install.outputs, f"the install cell printed: {install.outputs}"
-    for cell in nb.cells:
-        for out in cell.get("outputs", []):
-            assert out.output_type != "error", f"{chapter}: {out.get('ename')}"
-            if out.output_type == "stream":
-                assert out.name == "stdout", f"{chapter}: stderr: {out.text[:500]}"
-    # pip changed none of Colab's versions and added only attnlib and its font package.
-    changed = {n: (v, after.get(n)) for n, v in want.items() if after.get(n) != v}
-    assert not changed, f"pip changed Colab's packages: {changed}"
-    assert set(after) - set(want) == INSTALLED_BY_CELL
-    assert after["attnlib"].startswith(f"attnlib @ git+{url}@")  # from the cell's own URL
-    check = next(json.loads(o.text.split("COLAB_CHECK ", 1)[1]) for o in nb.cells[-1].outputs
-                 if "COLAB_CHECK" in o.get("text", ""))
+    check = _assert_clean_run(nb, chapter)
+    assert freeze(layer["python"]) == layer["freeze"], f"{chapter} changed pip's list"
     assert check["preloaded"] == check["running"] == want["ipywidgets"]
-    assert check["attnlib"].startswith(str(Path(tmp) / "runtime"))  # installed by the cell
+    assert check["attnlib"].startswith(str(layer["home"] / "runtime"))  # the cell's install
+    if variant == "colab":  # the chapters ipywidgets8 runs are those that use ipywidgets
+        assert check["widgets"] == _uses_widgets(chapter), (
+            f"{chapter}: imported attnlib.widgets: {check['widgets']}; the list says "
+            f"{_uses_widgets(chapter)}")
 
 
-@pytest.mark.parametrize("variant", [pytest.param(v, marks=pytest.mark.xdist_group(v))
-                                     for v in VARIANTS])
+@pytest.mark.parametrize("variant", VARIANTS)
 def test_first_frame_reaches_the_front_end_like_updates(environments, variant, tmp_path):
     from test_widgets import assert_first_frame_sent_like_updates, frontend_messages
 
