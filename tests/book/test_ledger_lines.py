@@ -3,9 +3,9 @@
 A line that a chapter's stored output starts with a mark (✔ ≈ ≠ △ ✘) says what was checked in
 the chapter's words; the ledger's internal key (``09_masks/exp_minus10``) is for a maintainer and
 stays in the cell's code, the build's records and the ledger page's row anchors.  This test reads
-every stored plain-text output (streams and ``text/plain`` of rich outputs) and fails on a mark
-line that shows a key of :mod:`attnlib.claims` or :mod:`attnlib.sentences`, or anything shaped
-like one (a chapter stem, a slash, a name).
+every stored plain-text output (streams and ``text/plain`` of rich outputs) and fails on a line
+that starts with a mark (after its indent) and shows a key of :mod:`attnlib.claims` or
+:mod:`attnlib.sentences`, or anything shaped like one (a chapter stem, a slash, a name).
 """
 
 from __future__ import annotations
@@ -39,7 +39,7 @@ def keyed_lines(nb) -> list[str]:
     """``cell i: line`` for every mark line of the stored outputs that shows a ledger key."""
     found = []
     for i, text in _plain_outputs(nb):
-        for line in text.splitlines():
+        for line in map(str.strip, text.splitlines()):
             if line[:1] in MARKS and (KEY_SHAPED.search(line) or any(k in line for k in KEYS)):
                 found.append(f"cell {i}: {line}")
     return found
@@ -64,3 +64,6 @@ def test_the_check_fails_on_a_planted_key():
     assert keyed_lines(nb) == ["cell 0: ✔ 09_masks/exp_minus10: 4.5e-05  (글: 4.5e-5)"]
     assert keyed_lines(nbformat.v4.new_notebook(cells=[nbformat.v4.new_code_cell(
         outputs=[nbformat.v4.new_output("stream", name="stdout", text="△ performance/new: 1\n")])]))
+    assert keyed_lines(nbformat.v4.new_notebook(cells=[nbformat.v4.new_code_cell(
+        outputs=[nbformat.v4.new_output("stream", name="stdout",
+                                        text="표:\n  ✔ 15_verify/lse_P — 최대 차이\n")])]))
