@@ -94,8 +94,15 @@ def _chapter_doc(env, stem: str) -> str | None:
     return None
 
 
-def _row(cells):
-    row = nodes.row()
+def anchor(key: str) -> str:
+    """The row's HTML id on the ledger page (``ledger.html#ledger-09_masks-exp_minus10``): the
+    chapters' lines show what was checked in the chapter's words, not the key, so a maintainer
+    who has the key from a cell's code reaches its row with this anchor."""
+    return "ledger-" + re.sub(r"[^A-Za-z0-9_.-]", "-", key)
+
+
+def _row(cells, ids=None):
+    row = nodes.row(ids=[ids] if ids else [])
     for cell in cells:
         entry = nodes.entry()
         for part in cell if isinstance(cell, list) else [cell]:
@@ -145,7 +152,7 @@ def _table(app, docname, claims, records, warn=True):
         note = [nodes.paragraph(text=STATUS_TEXT[status])]
         if spec.note:
             note.append(nodes.paragraph("", "", nodes.emphasis(text=spec.note)))
-        body += _row([i, [title, item], ", ".join(spec.expected), ours, note])
+        body += _row([i, [title, item], ", ".join(spec.expected), ours, note], anchor(spec.key))
         if status == "missing" and app.config.ledger_strict and warn:
             logger.warning("ledger: claim %r is not checked by any chapter", spec.key,
                            location=docname)
@@ -197,7 +204,7 @@ def _sentence_table(app, docname, sentences, records, warn=True):
             if app.config.ledger_strict and warn:
                 logger.warning("ledger: sentence %r is not held by any chapter", sent.key,
                                location=docname)
-        body += _row([i, [quote, item], check, status])
+        body += _row([i, [quote, item], check, status], anchor(sent.key))
     group += body
     table += group
     return table, held

@@ -19,8 +19,8 @@ data; the line is marked ✔).
 
 :func:`holds` is the second kind of entry: a sentence of the book itself (a trend, a comparison,
 an "only", a threshold, a cause; listed in :mod:`attnlib.sentences`), held by a condition its cell
-computes.  It prints a ✔ line, and raises a :class:`ClaimError` quoting the sentence when the data
-stops supporting it.
+computes.  It prints a ✔ line (the sentence in 「」 and what the data showed), and raises a
+:class:`ClaimError` quoting the sentence when the data stops supporting it.
 
 :func:`below` prints any other round-off quantity the same way.
 
@@ -39,8 +39,9 @@ from dataclasses import asdict, dataclass
 
 from .claims import CLAIMS
 from .sentences import SENTENCES
+from .text import plain
 
-__all__ = ["ClaimError", "Claim", "below", "claim", "format_like", "holds", "records"]
+__all__ = ["ClaimError", "Claim", "below", "claim", "format_like", "holds", "line", "records"]
 
 ARTICLES = {
     "000": "√d_k는 어디서 나왔나",
@@ -150,8 +151,7 @@ def claim(key: str, value) -> object:
                 spec.status, ok, spec.note, measured)
     _RECORDS.append(rec)
     _write(rec)
-    mark = MARKS[spec.status]
-    print(f"{mark if ok else '✘'} {key}: {rec.ours}  (글: {rec.expected})")
+    print(line(MARKS[spec.status] if ok else "✘", spec.text, rec.ours, rec.expected))
     if not ok:
         if spec.status == "roundoff":
             raise ClaimError(
@@ -176,7 +176,8 @@ def holds(key: str, ok, shown: str) -> None:
 
     ``ok`` is the condition the cell computed from its data (a bool); ``shown`` says in a few
     words what the data is (``"얼어붙는 걸음 11"``); it is printed, so it must state the math,
-    not the machine.  Prints ``✔ key: shown`` (``△ … (글: …)`` for a qualified article claim)
+    not the machine.  Prints ``✔ 「sentence」: shown`` (``△ claim's text: shown  (글: 「…」)`` for a
+    qualified article claim, see :func:`line`)
     and returns nothing (a cell shows only the line); when ``ok`` is false, raises
     :class:`ClaimError` quoting the sentence.
     """
@@ -213,10 +214,24 @@ def holds(key: str, ok, shown: str) -> None:
     _RECORDS.append(rec)
     _write(rec)
     mark = MARKS[rec.status] if ok else "✘"
-    tail = f"  (글: {rec.expected})" if rec.kind == "article" else ""
-    print(f"{mark} {key}: {shown}{tail}")
+    if rec.kind == "book":
+        print(line(mark, f"「{plain(SENTENCES[key].text)}」", shown))
+    else:
+        print(line(mark, CLAIMS[key].text, shown, rec.expected))
     if not ok:
         raise ClaimError(f"{key!r}: the data no longer supports {what}: {shown}")
+
+
+def line(mark: str, what: str, found: str, article: str = "") -> str:
+    """The line a reader sees: ``mark what: found  (글: article)``.
+
+    ``what`` says in the chapter's words what was checked (an article claim's ``text``, or a
+    book sentence in 「」); ``found`` is what the cell computed; ``article`` is the article's
+    number, or its words quoted in 「」, and is left out for the book's own sentences.  The
+    ledger key is not in the line: it is in the cell's code (``claim("02_collapse/…", …)``),
+    in the record the build writes, and on the ledger page beside the same ``what``."""
+    tail = f"  (글: {article})" if article else ""
+    return f"{mark} {what}: {found}{tail}"
 
 
 def below(value, bound: float) -> str:

@@ -2,7 +2,7 @@
 
 - every registered sentence appears, word for word, in a markdown cell of its chapter;
 - exactly one code cell of that chapter holds it (``ledger.holds("key", …)``), and the stored
-  output of that cell shows its ✔ line;
+  output of that cell shows its ✔ line (the sentence in 「」, as plain text);
 - every ``holds`` call in a chapter names a registered sentence, a qualified article claim or an
   erratum stated in words;
 - every bullet of a 「정리」 section of the chapters in ``SUMMARIZED`` quotes a registered
@@ -22,6 +22,7 @@ import pytest
 
 from attnlib.claims import CLAIMS
 from attnlib.sentences import SENTENCES, SUMMARIZED
+from attnlib.text import plain
 
 ROOT = Path(__file__).resolve().parents[2]
 NOTEBOOKS = {p.stem: p for p in (ROOT / "chapters").rglob("*.ipynb")
@@ -52,8 +53,9 @@ def test_sentence_is_in_its_chapter_and_held_there(key):
     holding = [c for c in _cells(stem, "code")
                if any(m.group("key") == key for m in HOLDS.finditer(c.source))]
     assert len(holding) == 1, f"{key}: held by {len(holding)} cells of {stem}, not one"
-    assert f"✔ {key}:" in _output_text(holding[0]), (
-        f"{key}: the stored output of its cell has no ✔ line (run `make notebooks`)")
+    line = f"✔ 「{plain(SENTENCES[key].text)}」:"
+    assert line in _output_text(holding[0]), (
+        f"{key}: the stored output of its cell has no line {line} (run `make notebooks`)")
 
 
 @pytest.mark.parametrize("stem", sorted(NOTEBOOKS))

@@ -28,7 +28,7 @@ def test_format_like_copies_the_printed_precision(value, expected, text):
 def test_exact_claim_passes_and_records(tmp_path, monkeypatch, capsys):
     monkeypatch.setenv("ATTNLIB_CLAIMS_DIR", str(tmp_path))
     assert ledger.claim("02_collapse/max_p_scaled", 0.30659) == 0.30659
-    assert "0.3066" in capsys.readouterr().out
+    assert capsys.readouterr().out == "✔ 나눈 쪽의 최대 확률: 0.3066  (글: 0.3066)\n"
     (line,) = [ln for f in tmp_path.iterdir() for ln in f.read_text().splitlines()]
     rec = json.loads(line)
     assert rec["key"] == "02_collapse/max_p_scaled" and rec["ok"] and rec["ours"] == "0.3066"
@@ -57,7 +57,8 @@ def test_erratum_that_agrees_is_an_error(monkeypatch):
 def test_erratum_in_words_is_held_with_a_not_equal_sign(capsys):
     ledger.holds("05_devices/init_factor", True, "점수 분산 8.0")
     out = capsys.readouterr().out
-    assert out.startswith("≠ 05_devices/init_factor: 점수 분산 8.0  (글: 「초기 점수의 분산은")
+    assert out.startswith("≠ W_Q, W_K 의 분산을 1/⁴√d_k 배 줄이면 초기 점수 분산이 1: "
+                          "점수 분산 8.0  (글: 「초기 점수의 분산은")
     with pytest.raises(ValueError, match="holds"):
         ledger.claim("05_devices/init_factor", 8.0)
     with pytest.raises(ledger.ClaimError, match="erratum"):
@@ -136,7 +137,7 @@ def test_holds_prints_a_check_line_and_records_a_book_sentence(tmp_path, monkeyp
     monkeypatch.setitem(sentences.SENTENCES, "01_variance/test",
                         sentences.sentence("01_variance/test", "분산이  d_k 를\n따른다", "비교"))
     assert ledger.holds("01_variance/test", True, "기울기 1.00") is None
-    assert capsys.readouterr().out == "✔ 01_variance/test: 기울기 1.00\n"
+    assert capsys.readouterr().out == "✔ 「분산이 d_k 를 따른다」: 기울기 1.00\n"
     (line,) = [ln for f in tmp_path.iterdir() for ln in f.read_text().splitlines()]
     rec = json.loads(line)
     assert rec["kind"] == "book" and rec["ok"] and rec["expected"] == "분산이 d_k 를 따른다"
@@ -158,7 +159,7 @@ def test_holds_a_qualified_article_claim_with_a_triangle(monkeypatch, capsys):
     monkeypatch.setitem(claims.CLAIMS, spec.key, spec)
     ledger.holds(spec.key, True, "처음 얼어붙는 걸음 11")
     out = capsys.readouterr().out
-    assert out.startswith("△ 04_experiment/test: 처음 얼어붙는 걸음 11  (글: 50)")
+    assert out == "△ 50걸음쯤 얼어붙음: 처음 얼어붙는 걸음 11  (글: 50)\n"
     with pytest.raises(ValueError, match="qualified"):
         ledger.claim(spec.key, 50)
 
@@ -168,7 +169,7 @@ def test_holds_a_confirmed_article_claim_with_a_check(monkeypatch, capsys):
                                status="confirmed", note="스택에서 잰다")
     monkeypatch.setitem(claims.CLAIMS, spec.key, spec)
     ledger.holds(spec.key, True, "깊이 24: 잔차 있으면 비 > 1")
-    assert capsys.readouterr().out.startswith("✔ 14_residual/test: 깊이 24")
+    assert capsys.readouterr().out.startswith("✔ I 덕분에 산다: 깊이 24")
     with pytest.raises(ValueError, match="confirmed"):
         ledger.claim(spec.key, 1)
     with pytest.raises(ledger.ClaimError, match="confirmed claim"):
@@ -205,7 +206,7 @@ def test_holds_takes_numpy_and_torch_booleans(monkeypatch, capsys):
                         sentences.sentence("01_variance/test", "문장", "확인"))
     ledger.holds("01_variance/test", np.float64(2) > 1, "2 > 1")
     ledger.holds("01_variance/test", torch.tensor(2.0) > 1, "2 > 1")
-    assert capsys.readouterr().out.count("✔ 01_variance/test: 2 > 1") == 2
+    assert capsys.readouterr().out.count("✔ 「문장」: 2 > 1") == 2
     with pytest.raises(TypeError, match="ok"):
         ledger.holds("01_variance/test", np.array([True, True]), "x")
 
@@ -216,3 +217,39 @@ def test_every_sentence_is_well_formed():
     for key, sent in SENTENCES.items():
         assert key == sent.key and "/" in key and key not in claims.CLAIMS, key
         assert sent.text == " ".join(sent.text.split()) and sent.text and sent.check, key
+
+
+def test_a_line_says_what_was_checked_without_the_key(capsys):
+    """The reader sees the claim in the chapter's words and the book's sentence in plain text
+    (math as Unicode); the key stays in the code and the record (issue 34)."""
+    ledger.claim("09_masks/exp_minus10", 4.54e-5)
+    ledger.holds("06_shapes/dv_u", True, "autograd 와 같다")
+    first, second = capsys.readouterr().out.splitlines()
+    assert first == "✔ e⁻¹⁰: 4.5e-05  (글: 4.5e-5)"
+    assert second == ("✔ 「∂L/∂V = PᵀG (m×d_v), U = ∂L/∂P = GVᵀ (n×m)」: autograd 와 같다")
+    assert "/" not in first.split(":")[0] and "$" not in second and "\\" not in second
+
+
+def test_an_article_sentence_is_quoted_not_keyed():
+    """An article sentence held in words has its words in 「」 in the line, never a keyword
+    (review part2 D16: 「(글: 통로)」, 「(글: NaN)」, 「(글: 1/8)」, 「(글: I)」 read like the
+    article's number)."""
+    from attnlib.ledger import _NUM
+
+    for key, spec in claims.CLAIMS.items():
+        if spec.status in ("qualified", "confirmed") or (
+                spec.status == "erratum" and not _NUM.match(spec.expected[0].replace("−", "-"))):
+            assert all(e.startswith("「") and e.endswith("」") for e in spec.expected), key
+
+
+@pytest.mark.parametrize(("tex", "text"), [
+    (r"$10^{-3}$", "10⁻³"), (r"$P^{\mathsf T}G$", "PᵀG"), (r"$\sqrt{d_k}$", "√d_k"),
+    (r"$1/\sqrt[4]{d_k}$", "1/⁴√d_k"), (r"$\partial L/\partial W_Q^{(h)}$", "∂L/∂W_Q⁽ʰ⁾"),
+    (r"$r_i = \sum_j P_{ij}U_{ij}$", "r_i = Σ_j P_ij U_ij"), (r"$P \ne 0$", "P ≠ 0"),
+    (r"$\lVert\partial L/\partial Q\rVert$", "‖∂L/∂Q‖"), (r"$\hat P$", "P̂"),
+    ("`nn.MultiheadAttention` 의 autograd", "nn.MultiheadAttention 의 autograd"),
+])
+def test_plain_writes_math_as_unicode(tex, text):
+    from attnlib.text import plain
+
+    assert plain(tex) == text

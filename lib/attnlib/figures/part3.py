@@ -174,9 +174,11 @@ def memory_figure(run, *, per_row, per_entry):
     fig, ax = plots.new_figure(width=5.0, height=3.2)  # one panel: its text scales on a phone
     mib = 2.0**20
     ax.loglog(run.n, run.whole / mib, "o-", color=C["theory"],
-              label=f"행렬 전체 경로 ≈ {per_entry:.1f}·n² 바이트")
+              # mathtext: the font's own ² is a barely visible glyph at legend size (review
+              # part3 D13); the exponent typeset as math reads like the rest of the book
+              label=f"행렬 전체 경로 ≈ ${per_entry:.1f}\\cdot n^2$ 바이트")
     ax.loglog(run.n, run.blockwise / mib, "o-", color=C["sample"],
-              label=f"블록 경로 ≈ {per_row:.0f}·n 바이트 + 상수")
+              label=f"블록 경로 ≈ ${per_row:.0f}\\cdot n$ 바이트 + 상수")
     ax.loglog(run.n, run.outputs / mib, ":", color=C["muted"],
               label="결과 자체 (O, lse, dQ, dK, dV)")
     ax.set_xlabel("시퀀스 길이 n (= m)", fontsize=10)

@@ -83,7 +83,8 @@ SENTENCES = [
        "SDPA 의 O[0] 이 0 이고, G 그대로와 G[0] = 0 두 경우 모두 NaN 이 든 기울기가 없으며 "
        "attnlib 의 zero 모드와 같다"),
     _s("09_masks/replace_cut",
-       r"에서는 가린 자리의 $\Delta$ 가 $W_Q$, $W_K$ 에 닿지 않는다. 닿는 것은 더하는 "
+       r"바꿔 넣기(`np.where`, `masked_fill`, 불리언 마스크)에서는 가린 자리의 $\Delta$ 가 "
+       r"$W_Q$, $W_K$ 에 닿지 않는다. 닿는 것은 더하는 "
        r"마스크(실수형 "
        "마스크)뿐이다",
        "torch 자기 어텐션, fill = −10: 마스크 전 점수 S_raw 의 가린 자리 기울기가 바꿔 넣기에서 "
