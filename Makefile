@@ -6,7 +6,7 @@ STAMP  := $(VENV)/.installed
 export PYTHONHASHSEED := 0
 export MPLBACKEND := module://matplotlib_inline.backend_inline
 
-.PHONY: venv vendor pyodide book serve lab test unit switch nbval nbval-portable browser colab notebooks bench lint clean
+.PHONY: venv vendor pyodide book serve lab test quick unit switch nbval nbval-portable browser colab notebooks bench lint clean
 
 venv: $(STAMP)
 # uv (pinned in requirements.txt) installs the list: the same pins as pip would, in a fraction
@@ -61,8 +61,9 @@ lab: venv
 	$(BIN)/python -m pip install -q "jupyterlab==$(LAB_VERSION)" -c _build/constraints.txt
 	$(BIN)/jupyter lab chapters/ $(if $(filter 0,$(shell id -u)),--allow-root)
 
+# The tests that read the built book (marker `built`) run with the browser's, after `make book`.
 unit: venv vendor
-	$(BIN)/python -m pytest tests -m "not browser and not colab and not switch" -q
+	$(BIN)/python -m pytest tests -m "not browser and not built and not colab and not switch" -q
 
 # Every chapter with ATTNLIB_BACKEND=torch (usage.md's one switch), two kernels side by side;
 # also holds usage.md's list of the chapters that run so (tests/book/test_backend_switch.py).
@@ -90,29 +91,24 @@ nbval-portable: venv
 	$(PORTABLE_ENV) $(NBVAL)
 
 browser: venv
-	$(BIN)/python -m pytest tests -m browser -q -p no:cacheprovider --durations=10
+	$(BIN)/python -m pytest tests -m "browser or built" -q -p no:cacheprovider --durations=10
 
 colab: venv
 	$(BIN)/python -m pytest tests -m colab -q -p no:cacheprovider -n 2 --durations=8
 
 # Everything CI checks: lint (ruff, the chapters too; the workflows), unit tests, every chapter
 # on PyTorch, nbval (on other arithmetic than the notebooks were executed with), the strict
-# build, the browser, Colab.
-# Each stage is timed; the table is printed at the end (also when a stage fails) and kept in
+# build, the browser, Colab.  After the install, two lanes run side by side (the build and the
+# browser; the rest in order): scripts/test_stages.py.  Each stage's output is printed when it
+# ends; the table of the stages' seconds at the end (also when a stage fails), kept in
 # _build/stage_times.txt, so that a slow stage shows.
-TEST_STAGES = lint unit switch nbval-portable book browser colab
 test:
-	@mkdir -p _build && : > _build/stage_times.txt; status=0; \
-	for stage in $(TEST_STAGES); do \
-	    start=$$(date +%s); \
-	    $(MAKE) --no-print-directory $$stage || status=$$?; \
-	    printf '%-16s %5d s%s\n' $$stage $$(( $$(date +%s) - start )) \
-	        "$$( [ $$status -ne 0 ] && echo '  FAILED' )" >> _build/stage_times.txt; \
-	    [ $$status -eq 0 ] || break; \
-	done; \
-	echo "make test, seconds per stage:"; cat _build/stage_times.txt; \
-	awk '{ s += $$2 } END { printf "%-16s %5d s\n", "total", s }' _build/stage_times.txt; \
-	exit $$status
+	@$(PYTHON) scripts/test_stages.py
+
+# A developer's inner loop: lint and the unit tests (two workers), a few minutes.
+quick: venv vendor
+	@$(MAKE) --no-print-directory lint
+	$(BIN)/python -m pytest tests -m "not browser and not built and not colab and not switch" -q -n 2
 
 # Re-execute every chapter and strip widget state, so stored outputs are current.
 notebooks: venv

@@ -329,6 +329,7 @@ def test_every_chapter_has_a_colab_button_to_its_notebook():
         assert (ROOT / f"{doc}.ipynb").is_file()
 
 
+@pytest.mark.built
 @pytest.mark.parametrize("doc", CHAPTER_DOCS)
 def test_built_page_has_the_colab_button(doc):
     """In a built book (``make book``) newer than the page's sources, the button is on the page."""
@@ -466,6 +467,7 @@ def test_icon_rules_read_class_icons_and_other_icons():
     assert other == {0xF0F3, 0xE163}
 
 
+@pytest.mark.built
 def test_icon_fonts_keep_every_icon_the_pages_name(tmp_path):
     """In the built book each icon font holds the glyph of every `fa-*` class any page or
     served script names (found here by another route: the classes in the HTML and the

@@ -152,7 +152,7 @@ class Visit:
     """One page load, with every console error and every request recorded."""
 
     def __init__(self, browser, origin: str, rel: str, cpu_slowdown: float = 1,
-                 wait_until: str = "networkidle"):
+                 wait_until: str = "networkidle", render_all: bool = True):
         self.origin = origin
         self.errors: list[str] = []
         self.outside: list[str] = []
@@ -171,11 +171,18 @@ class Visit:
         if wait_until == "networkidle":
             self.page.goto(f"{origin}/{rel}", wait_until="load")
             self.page.wait_for_load_state("networkidle")
-            self.page.add_style_tag(content=RENDER_ALL)
-            self.page.evaluate("() => window.dispatchEvent(new Event('resize'))")
-            formulas_measured(self.page)
+            if render_all:
+                self.render_all()
+            else:
+                formulas_measured(self.page)
         else:
             self.page.goto(f"{origin}/{rel}", wait_until=wait_until)
+
+    def render_all(self):
+        """Lays out every block of the page (RENDER_ALL) and waits for book.js's measure."""
+        self.page.add_style_tag(content=RENDER_ALL)
+        self.page.evaluate("() => window.dispatchEvent(new Event('resize'))")
+        formulas_measured(self.page)
 
     def _console(self, msg):
         if msg.type == "error":
@@ -311,11 +318,18 @@ def _wait_explorers(page) -> int:
 
 @pytest.mark.parametrize("rel", PAGES)
 def test_page(visit, rel, report):
-    """No console error, no request outside the book, math typeset, bytes within budget; for
-    every reader: axe-core (light and dark), alt texts, Korean interface, one search box, and
-    on a phone nothing cut and no figure text too small."""
-    v = visit(rel)
+    """One visit a page for every check that reads it.  As a reader gets the page (blocks far
+    from the screen not laid out): every scroll box takes the keyboard (axe-core's
+    scrollable-region-focusable).  Then, all of it laid out: no console error, no request
+    outside the book, math typeset, bytes within budget; an explorer page's prefetched move and
+    every slider and toggle (test_sliders_on); for every reader: axe-core (light and dark), alt
+    texts, Korean interface, one search box, and on a phone nothing cut and no figure text too
+    small."""
+    v = visit(rel, render_all=False)
     page = v.page
+    if rel.startswith("chapters/"):
+        _scroll_boxes_focusable(page, rel, "measured")
+    v.render_all()
     _check_math(page, rel)
     if _wait_explorers(page):
         errors = page.evaluate("() => window.attnlibExplorerStats.errors")
@@ -327,6 +341,9 @@ def test_page(visit, rel, report):
     assert not wide, f"{rel}: code lines wider than the code column (scroll bar): {wide[:3]}"
     SHOTS.mkdir(parents=True, exist_ok=True)
     page.screenshot(path=str(SHOTS / (rel.replace("/", "__")[:-5] + ".png")), full_page=True)
+    if rel in SLIDER_PAGES:
+        _check_prefetched_move(page, rel, report)
+        _check_sliders(page, rel)
     _check_readers(page, rel)
     _assert_clean(v, rel)
     _check_bytes(v, rel, report)
@@ -513,30 +530,29 @@ def _check_readers(page, rel: str):
                       f"{MIN_FIGURE_TEXT_PX} px: {small[:5]}"
 
 
+def _scroll_boxes_focusable(page, rel: str, moment: str):
+    if not AXE.is_file():
+        _missing(f"no {AXE.relative_to(ROOT)}: run `make vendor` (npm ci)")
+    problems = _axe(page, rel, moment, ["scrollable-region-focusable"])
+    assert not problems, "\n".join(problems)
+
+
 @pytest.mark.parametrize("rel", [r for r in PAGES if r.startswith("chapters/")])
 def test_scroll_boxes_take_the_keyboard_whenever_one_looks(browser, origin, rel):
     """axe-core's scrollable-region-focusable holds as soon as the page is parsed (before
-    book.js measures anything, in idle time) and after book.js has measured the page as a
-    reader gets it (blocks far from the screen not laid out: content-visibility), not only in
-    test_page's fully laid-out page.  A wide table is a focusable region from the build on
-    (_ext/book_html.py); book.js never takes a block's tab stop away (no tabindex=-1)."""
-    if not AXE.is_file():
-        _missing(f"no {AXE.relative_to(ROOT)}: run `make vendor` (npm ci)")
-    problems = []
-    for moment in ("parsed", "measured"):
-        context = browser.new_context(viewport={"width": 1280, "height": 900})
-        try:
-            page = context.new_page()
-            if moment == "parsed":  # no idle callback runs: book.js measures nothing
-                page.add_init_script("window.requestIdleCallback = () => 0;")
-                page.goto(f"{origin}/{rel}", wait_until="domcontentloaded")
-            else:
-                page.goto(f"{origin}/{rel}", wait_until="load")
-                formulas_measured(page)
-            problems += _axe(page, rel, moment, ["scrollable-region-focusable"])
-        finally:
-            context.close()
-    assert not problems, "\n".join(problems)
+    book.js measures anything, in idle time); test_page checks it again after book.js has
+    measured the page as a reader gets it (blocks far from the screen not laid out:
+    content-visibility), before laying all of it out.  A wide table is a focusable region
+    from the build on (_ext/book_html.py); book.js never takes a block's tab stop away (no
+    tabindex=-1)."""
+    context = browser.new_context(viewport={"width": 1280, "height": 900})
+    try:
+        page = context.new_page()
+        page.add_init_script("window.requestIdleCallback = () => 0;")  # book.js measures nothing
+        page.goto(f"{origin}/{rel}", wait_until="domcontentloaded")
+        _scroll_boxes_focusable(page, rel, "parsed")
+    finally:
+        context.close()
 
 
 def _check_bytes(v: Visit, rel: str, report):
@@ -610,6 +626,9 @@ def _slider_pages() -> list[str]:
             (HTML / rel).read_text(encoding="utf-8", errors="replace")]
 
 
+SLIDER_PAGES = _slider_pages()
+
+
 def _poll_change(page, el, before: str, what: str):
     for _ in range(60):
         now = page.evaluate(_FINGERPRINT, el)
@@ -642,13 +661,10 @@ def _drag(page, slider, frac: float):
     page.mouse.up()
 
 
-@pytest.mark.parametrize("rel", _slider_pages())
-def test_sliders(visit, rel):
+def _check_sliders(page, rel: str):
     """Every slider, moved by keyboard and by dragging, changes the picture; the readout and
     the value a screen reader hears are the value shown, and the move is announced; every
     toggle button changes it and says it is pressed."""
-    v = visit(rel)
-    page = v.page
     _wait_explorers(page)
     roots = page.locator(".attn-explorer")
     datas = _explorer_data(page)
@@ -708,7 +724,14 @@ def test_sliders(visit, rel):
                 after = _poll_change(page, el, after, f"{what} (drag to {frac:.0%})")
     SHOTS.mkdir(parents=True, exist_ok=True)
     page.screenshot(path=str(SHOTS / (rel.replace("/", "__")[:-5] + "__moved.png")))
-    _assert_clean(v, rel)
+
+
+def test_sliders_on_every_explorer_page_are_checked():
+    """test_page moves the sliders of SLIDER_PAGES: every page with an explorer is there."""
+    assert SLIDER_PAGES == [rel for rel in PAGES if 'class="attn-explorer"' in
+                            (HTML / rel).read_text(encoding="utf-8", errors="replace")]
+    if ON_CI:
+        assert len(SLIDER_PAGES) >= 12, SLIDER_PAGES
 
 
 def test_sliders_work_by_touch_on_a_phone(browser, origin):
@@ -791,13 +814,16 @@ _ARM = """(el) => {
 def test_first_slider_works_fast(visit, rel, report):
     """From navigation start to a first slider whose key press changes the picture, on a cold
     cache: the median of FIRST_SLIDER_VISITS visits is printed against FIRST_SLIDER_TARGET_S.
-    Then a move to a prefetched neighbour: it shows within one animation frame (printed)."""
+    (A move to a prefetched neighbour is test_page's: _check_prefetched_move.)"""
     tries = [_first_slider(visit, rel) for _ in range(FIRST_SLIDER_VISITS)]
     drawn = sorted(t[0] for t in tries)[len(tries) // 2]
     works = sorted(t[1] for t in tries)[len(tries) // 2]
     report.first_slider[rel] = (drawn, works, [t[1] for t in tries])
-    v = visit(rel)
-    page = v.page
+
+
+def _check_prefetched_move(page, rel: str, report):
+    """A move to a prefetched neighbour shows within one animation frame (printed): the first
+    slider, once its explorer is near the screen and has prefetched, before anything moved."""
     _wait_explorers(page)
     slider = page.locator(".attn-explorer input[type=range]").first
     slider.scroll_into_view_if_needed()
@@ -812,7 +838,6 @@ def test_first_slider_works_fast(visit, rel, report):
     move = page.evaluate("() => window.__move")
     report.prefetched[rel] = (move["at"] - move["t0"], move["inFrame"])
     assert move["at"] is not None, f"{rel}: the prefetched frame did not show"
-    _assert_clean(v, rel)
 
 
 # -------------------------------------------------------------------- search ----

@@ -1,0 +1,95 @@
+"""`make test`: every stage CI runs, in two lanes side by side, each stage timed.
+
+The install (the virtual environment, the npm files, Pyodide) comes first.  Then two lanes run
+at once, each its stages in order:
+
+- the book lane: the strict build (`make book`), then what reads it (`make browser`);
+- the other lane: lint, the unit tests, nbval on other arithmetic, every chapter on PyTorch,
+  the chapters as Colab runs them.
+
+The two cores are busy most of the time this way (the build is mostly one process; the browser
+tests wait on the page much of the time).  Each stage writes to ``_build/logs/<stage>.log``,
+printed whole when the stage ends.  A stage that fails stops its lane; the other lane finishes
+the stage it is in and stops.  At the end: a table of the stages (lane, start and seconds after
+the install began, status), also in ``_build/stage_times.txt``, and the wall-clock total.
+"""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+import threading
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+LOGS = ROOT / "_build" / "logs"
+INSTALL = ["venv", "vendor", "pyodide"]
+LANES = {
+    "book": ["book", "browser"],
+    "checks": ["lint", "unit", "nbval-portable", "switch", "colab"],
+}
+
+
+class Run:
+    def __init__(self):
+        self.t0 = time.monotonic()
+        self.rows: list[tuple[str, str, float, float, int]] = []
+        self.failed = threading.Event()
+        self.lock = threading.Lock()
+
+    def stage(self, lane: str, name: str, targets: list[str]) -> int:
+        log = LOGS / f"{name}.log"
+        start = time.monotonic()
+        with open(log, "w", encoding="utf-8") as out:
+            rc = subprocess.call(["make", "--no-print-directory", *targets], cwd=ROOT,
+                                 stdout=out, stderr=subprocess.STDOUT)
+        end = time.monotonic()
+        with self.lock:
+            self.rows.append((name, lane, start - self.t0, end - start, rc))
+            status = "ok" if rc == 0 else f"FAILED (exit {rc})"
+            print(f"\n===== {name} ({lane}): {end - start:.0f} s, {status} =====", flush=True)
+            sys.stdout.write(log.read_text(encoding="utf-8", errors="replace"))
+            sys.stdout.flush()
+        return rc
+
+    def lane(self, lane: str, stages: list[str]):
+        for name in stages:
+            if self.failed.is_set():
+                return
+            if self.stage(lane, name, [name]) != 0:
+                self.failed.set()
+                return
+
+    def table(self) -> str:
+        lines = [f"{'stage':<16} {'lane':<7} {'start':>6} {'seconds':>8}  status"]
+        for name, lane, start, secs, rc in sorted(self.rows, key=lambda r: r[2]):
+            lines.append(f"{name:<16} {lane:<7} {start:6.0f} {secs:8.0f}  "
+                         f"{'ok' if rc == 0 else 'FAILED'}")
+        busy = sum(r[3] for r in self.rows)
+        lines.append(f"{'wall clock':<16} {'':<7} {'':>6} {time.monotonic() - self.t0:8.0f}  "
+                     f"(stages' seconds added up: {busy:.0f})")
+        return "\n".join(lines)
+
+
+def main() -> int:
+    LOGS.mkdir(parents=True, exist_ok=True)
+    run = Run()
+    if run.stage("-", "install", INSTALL) != 0:
+        run.failed.set()
+    else:
+        threads = [threading.Thread(target=run.lane, args=(lane, stages))
+                   for lane, stages in LANES.items()]
+        for t in threads:
+            t.start()
+        for t in threads:
+            t.join()
+    table = run.table()
+    (ROOT / "_build" / "stage_times.txt").write_text(table + "\n", encoding="utf-8")
+    print("\nmake test, seconds per stage (two lanes side by side):")
+    print(table)
+    return 1 if run.failed.is_set() else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
