@@ -127,7 +127,9 @@
 
   // Each formula is watched once the page has loaded: its width changes with the window, the
   // fonts, a print preview.
+  let watching = false;
   function watch() {
+    watching = true;
     schedule();
     if (!window.ResizeObserver) return;
     const observer = new ResizeObserver((entries) => entries.forEach((e) => mark(e.target)));
@@ -143,6 +145,11 @@
   }
   if (document.readyState === "complete") loaded();
   else window.addEventListener("load", loaded);
-  window.addEventListener("resize", schedule);
-  if (document.fonts) document.fonts.ready.then(schedule);  // widths change as fonts arrive
+  // Widths change with the window and as fonts arrive; before the first measuring has begun
+  // (a second after load) there is nothing to measure again: `watch` measures them all then.
+  // (fonts.ready resolves about when the page loads: scheduling here would lay formulas out
+  // just as the reader's first move comes.)
+  const again = () => { if (watching) schedule(); };
+  window.addEventListener("resize", again);
+  if (document.fonts) document.fonts.ready.then(again);
 })();

@@ -24,6 +24,12 @@ first second and of every slider move.  The build removes that call from the the
 (a build error if the theme's code changes) and _assets/book.js does the same job for the same
 elements in idle moments, re-measuring only an element whose size changed.
 
+sphinx-design (which Jupyter Book 1 always loads) adds its stylesheet (55 kB, a fifth of the
+rules a page's style matching goes through besides the theme's) and its tab script to every
+page; no page of the book uses one of its components (cards, tabs, grids, badges: classes
+``sd-…``).  A page whose body has none does without both (issue 33: the first explorer waits
+for the page's stylesheets to be parsed and for every style recalculation during the parse).
+
 Korean for the interface: the folds over hidden code that MyST-NB writes carry
 ``aria-label="Toggle hidden content"``, in English and unlike what they show (「코드 보기」):
 the label is dropped, so the summary is named by its visible text.  sphinx-book-theme's
@@ -73,6 +79,24 @@ def _defer_scripts(app, pagename, templatename, context, doctree):
         at = next((i for i, js in enumerate(rest)
                    if "defer" in (getattr(js, "attributes", None) or {})), len(rest))
         scripts[:] = rest[:at] + first + rest[at:]
+
+
+# sphinx-design's files, and what marks a page that uses one of its components.
+_DESIGN_FILES = ("sphinx-design.min.css", "design-tabs.js")
+_DESIGN_USED = re.compile(r'class="(?:[^"]*\s)?sd-')
+
+
+def _unused_design(app, pagename, templatename, context, doctree):
+    if _DESIGN_USED.search(context.get("body") or ""):
+        return
+
+    def design(f) -> bool:
+        name = str(getattr(f, "filename", f) or "").split("?")[0]
+        return name.rsplit("/", 1)[-1] in _DESIGN_FILES
+
+    for key in ("css_files", "script_files"):
+        if context.get(key):
+            context[key] = [f for f in context[key] if not design(f)]
 
 
 _SUMMARY_LABEL = '<summary aria-label="Toggle hidden content">'
@@ -152,6 +176,7 @@ def setup(app):
     app.connect("html-page-context", _dedupe_scripts, priority=100)
     # After MyST-NB and the themes (priority 500, 501) have added their scripts.
     app.connect("html-page-context", _defer_scripts, priority=600)
+    app.connect("html-page-context", _unused_design, priority=600)
     app.connect("html-page-context", _summary_label, priority=600)
     app.connect("html-page-context", _table_regions, priority=600)
     app.connect("html-page-context", _bibliography_roles, priority=600)

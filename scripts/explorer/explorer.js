@@ -156,12 +156,22 @@
       // Neighbours are fetched as soon as the explorer comes near the screen (a reader who
       // never scrolls to it downloads none of its frames); the requests and the pictures'
       // decoding run off the main thread.
+      // A reader who focuses or touches a control is about to move it: its neighbours are
+      // fetched at once, without waiting for the next intersection update.
+      const soon = () => {
+        root.removeEventListener("focusin", soon);
+        root.removeEventListener("pointerdown", soon);
+        if (this.near) return;
+        this.near = true;
+        this.prefetch();
+      };
+      root.addEventListener("focusin", soon);
+      root.addEventListener("pointerdown", soon);
       if (window.IntersectionObserver) {
         const seen = new IntersectionObserver((entries) => {
           if (!entries.some((e) => e.isIntersecting)) return;
           seen.disconnect();
-          this.near = true;
-          this.prefetch();
+          soon();
         }, { rootMargin: "300px" });
         seen.observe(root);
       } else {

@@ -448,6 +448,29 @@ def test_theme_tab_stop_pass_is_removed_or_the_build_fails(tmp_path):
         book_html._theme_tab_stops(app, None)
 
 
+def test_pages_without_sphinx_design_components_load_none_of_its_files():
+    """_ext/book_html.py drops sphinx-design's stylesheet and tab script from a page whose body
+    uses none of its components (classes ``sd-…``), and keeps them where one does."""
+    from sphinx.builders.html._assets import _CascadingStyleSheet, _JavaScript
+
+    spec = importlib.util.spec_from_file_location("book_html", ROOT / "_ext" / "book_html.py")
+    book_html = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(book_html)
+
+    def page(body):
+        context = {"body": body,
+                   "css_files": [_CascadingStyleSheet("_static/sphinx-design.min.css?v=1"),
+                                 _CascadingStyleSheet("_static/book.css")],
+                   "script_files": [_JavaScript("_static/design-tabs.js?v=2", defer="defer"),
+                                    _JavaScript("_static/book.js")]}
+        book_html._unused_design(None, "p", "page.html", context, None)
+        return [f.filename for f in context["css_files"] + context["script_files"]]
+
+    assert page('<p class="psd-note">x</p>') == ["_static/book.css", "_static/book.js"]
+    assert len(page('<div class="sd-card sd-shadow-sm">x</div>')) == 4
+    assert len(page('<div class="docutils sd-tab-set">x</div>')) == 4
+
+
 def _icon_fonts():
     spec = importlib.util.spec_from_file_location("icon_fonts", ROOT / "_ext" / "icon_fonts.py")
     module = importlib.util.module_from_spec(spec)
