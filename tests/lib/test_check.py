@@ -222,6 +222,7 @@ def test_success_states_what_was_covered_and_bounds_not_digits():
         "✔ check.softmax_vjp: 통과 (7가지 경우, NumPy 배열)",
         "  시험한 것: (n, m) n ≠ m, n = m, P = 0 인 자리, (m,), (B, H, n, m)",
         "  모든 경우에서: 입력을 바꾸지 않음, 호출마다 새 출력 배열",
+        "  검사하지 않은 것: 야코비안을 만들지 않는지 (값만 봅니다)",
         "  오차: float32 < 1e-4, float64 < 1e-10",
     ]
 
