@@ -242,11 +242,13 @@ CAUSAL_ONLINE = [
      "online_alpha_division"),
     ("lse-exp", check.online_softmax, CAUSAL, causal(lse="exp"), "online_lse_overflow"),
     ("lse-no-max", check.online_softmax, CAUSAL, causal(lse="none"), "online_lse"),
-    ("never-rescaled", check.online_softmax, CAUSAL, causal(rescale=False), None),
+    ("never-rescaled", check.online_softmax, CAUSAL, causal(rescale=False),
+     "online_no_rescale_both"),
     ("plain-alpha-divided", check.online_softmax, {}, plain(alpha="divide"),
      "online_alpha_division"),
     ("plain-lse-exp", check.online_softmax, {}, plain(lse="exp"), "online_lse_overflow"),
-    ("plain-never-rescaled", check.online_softmax, {}, plain(rescale=False), None),
+    ("plain-never-rescaled", check.online_softmax, {}, plain(rescale=False),
+     "online_no_rescale_both"),
 ]
 
 
