@@ -850,9 +850,12 @@ PROMISES = [
     ("ex-15-1-sol-start", "검사기의 첫 경우가 $n = m$ 이라 그것을 잡습니다", check.lse_backward, [
         (_lse_slip, "lse_axis"),
     ]),
-    ("ex-18-1-sol-start", "실수는 검사기가 알아봅니다", check.blockwise_backward, [
+    ("ex-18-1-sol-start", "실수는 검사기가 알아보고 힌트로 짚어 줍니다", check.blockwise_backward, [
         (_bw(r_block=True), "block_r"),
         (_bw(overwrite=True), "block_overwrite"),
+        (_bw(overwrite="q"), "block_overwrite_dq"),
+        (_bw(overwrite="k"), "block_overwrite_dk"),
+        (_bw(overwrite="kv"), "block_overwrite_dkdv"),
         (_bw(block_softmax=True), "block_softmax"),
     ]),
 ]
