@@ -416,7 +416,7 @@ class ScoreHistograms(View):
     def __init__(self, *, raw_half_width: float = 150.0):
         fig, axes = new_figure(width=7.6, height=2.9, ncols=2, layout=None)
         super().__init__(fig)
-        fig.subplots_adjust(left=0.02, right=0.98, bottom=0.2, top=0.88, wspace=0.08)
+        fig.subplots_adjust(left=0.05, right=0.98, bottom=0.2, top=0.88, wspace=0.1)
         self.panels = []
         for ax, half, bins, name, xlabel in [
             (axes[0], raw_half_width, 90, r"$N(0,\, d_k)$", r"$q\cdot k$"),
@@ -429,6 +429,7 @@ class ScoreHistograms(View):
             ax.set_xlim(-half, half)
             ax.set_xlabel(xlabel)
             ax.set_yticks([])
+            ax.set_ylabel("밀도", fontsize=9)
             ax.spines[["top", "right", "left"]].set_visible(False)
             ax.legend(frameon=False, fontsize=9, loc="upper right")
             self.panels.append((ax, edges, self.track(hist), self.track(curve)))

@@ -222,6 +222,7 @@ def test_success_states_what_was_covered_and_bounds_not_digits():
         "✔ check.softmax_vjp: 통과 (7가지 경우, NumPy 배열)",
         "  시험한 것: (n, m) n ≠ m, n = m, P = 0 인 자리, (m,), (B, H, n, m)",
         "  모든 경우에서: 입력을 바꾸지 않음, 호출마다 새 출력 배열",
+        "  검사하지 않은 것: 야코비안을 만들지 않는지 (값만 봅니다)",
         "  오차: float32 < 1e-4, float64 < 1e-10",
     ]
 
@@ -531,12 +532,15 @@ def _blockwise(G, Q, K, V, O, lse, bq, bk, *, r_block=False, overwrite=False, s_
             D = P * (U - r_I[..., None])
             add_q, add_k, add_v = s * s_qk * D @ K[..., j0:j1, :], s * s_qk * swap(D) @ Q[
                 ..., i0:i1, :], swap(P) @ G[..., i0:i1, :]
-            if overwrite:
-                dQ[..., i0:i1, :], dK[..., j0:j1, :], dV[..., j0:j1, :] = add_q, add_k, add_v
-            else:
-                dQ[..., i0:i1, :] += add_q
-                dK[..., j0:j1, :] += add_k
-                dV[..., j0:j1, :] += add_v
+            # overwrite: True (all three) or the outputs written with = ("q", "kv", "k")
+            written = "qkv" if overwrite is True else overwrite or ""
+            for x, out, I, add in (("q", dQ, slice(i0, i1), add_q),
+                                   ("k", dK, slice(j0, j1), add_k),
+                                   ("v", dV, slice(j0, j1), add_v)):
+                if x in written:
+                    out[..., I, :] = add
+                else:
+                    out[..., I, :] += add
     return dQ, dK, dV
 
 
@@ -547,6 +551,9 @@ def _bw(**kw):
 MUTANTS["blockwise_backward"] = [
     ("block_r", _bw(r_block=True)),
     ("block_overwrite", _bw(overwrite=True)),
+    ("block_overwrite_dq", _bw(overwrite="q")),
+    ("block_overwrite_dkdv", _bw(overwrite="kv")),
+    ("block_overwrite_dk", _bw(overwrite="k")),
     ("no_scale", lambda G, Q, K, V, O, lse, bq, bk: _blockwise(G, Q, K, V, O, lse, bq, bk,
                                                                s_qk=1 / scale(Q))),
     ("block_softmax", _bw(block_softmax=True)),
@@ -690,7 +697,7 @@ def test_a_crash_is_reported_with_the_case():
 
 def test_a_wrong_shape_names_the_expected_one():
     text = graded(check.pv_backward, lambda G, P, V: (swap(G) @ P, G @ swap(V)))
-    assert "dV: shape 이 (2, 3) 인데 (3, 2) 이어야 합니다." in flat(text)
+    assert "dV: shape 가 (2, 3) 인데, 맞는 shape 는 (3, 2) 입니다." in flat(text)
 
     def reversed_T(G, P, V):
         dV, U = swap(P) @ G, G @ swap(V)
@@ -843,9 +850,12 @@ PROMISES = [
     ("ex-15-1-sol-start", "검사기의 첫 경우가 $n = m$ 이라 그것을 잡습니다", check.lse_backward, [
         (_lse_slip, "lse_axis"),
     ]),
-    ("ex-18-1-sol-start", "실수는 검사기가 알아봅니다", check.blockwise_backward, [
+    ("ex-18-1-sol-start", "실수는 검사기가 알아보고 힌트로 짚어 줍니다", check.blockwise_backward, [
         (_bw(r_block=True), "block_r"),
         (_bw(overwrite=True), "block_overwrite"),
+        (_bw(overwrite="q"), "block_overwrite_dq"),
+        (_bw(overwrite="k"), "block_overwrite_dk"),
+        (_bw(overwrite="kv"), "block_overwrite_dkdv"),
         (_bw(block_softmax=True), "block_softmax"),
     ]),
 ]

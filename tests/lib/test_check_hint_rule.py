@@ -116,6 +116,7 @@ def _online_torch(Q, K, V, block_k, *, causal=False, rescale_l=True, rescale_acc
 SLIPS = [
     ("l-not-rescaled", {"rescale_l": False}, "online_no_rescale_l"),
     ("acc-not-rescaled", {"rescale_acc": False}, "online_no_rescale_acc"),
+    ("neither-rescaled", {"rescale_l": False, "rescale_acc": False}, "online_no_rescale_both"),
     ("lse-without-max", {"lse": "log ell"}, "online_lse"),
     ("acc-not-divided", {"divide": False}, "online_no_normalize"),
 ]
@@ -130,6 +131,56 @@ def test_each_online_softmax_slip_gets_its_own_hint_and_no_other(loop, causal, n
                   lambda Q, K, V, b: loop(Q, K, V, b, causal=causal, **kw), causal=causal)
     assert fails_with(text, hint), text
     others = [h for h in ONLINE_HINTS if h != hint and fails_with(text, h)]
+    assert not others, (others, text)
+
+
+def _alpha_after_update(Q, K, V, block_k, *, causal=False):
+    """The slip of D6 (round 3) as a reader writes it: s_max is updated before the rescaling
+    factor is computed, so α = e^(s_max − s_max) = 1 and neither ℓ nor acc is rescaled."""
+    n, m = Q.shape[-2], K.shape[-2]
+    s = 1 / math.sqrt(Q.shape[-1])
+    s_max = np.full(Q.shape[:-1], -np.inf)
+    ell = np.zeros(Q.shape[:-1])
+    acc = np.zeros(Q.shape[:-1] + V.shape[-1:])
+    for j in range(0, m, block_k):
+        J = np.arange(j, min(j + block_k, m))
+        S = Q @ np.swapaxes(K[..., J, :], -1, -2) * s
+        if causal:
+            S = np.where(J[None, :] <= np.arange(n)[:, None], S, -np.inf)
+        s_max = np.maximum(s_max, S.max(-1))
+        ref = np.where(np.isfinite(s_max), s_max, 0.0)
+        alpha = np.exp(ref - ref)  # too late: the old maximum is gone
+        E = np.exp(S - ref[..., None])
+        ell = alpha * ell + E.sum(-1)
+        acc = alpha[..., None] * acc + E @ V[..., J, :]
+    return acc / ell[..., None], s_max + np.log(ell)
+
+
+@pytest.mark.parametrize("causal", [False, True], ids=["plain", "causal"])
+def test_alpha_computed_after_the_max_update_gets_the_both_hint_only(causal):
+    text = graded(check.online_softmax,
+                  lambda Q, K, V, b: _alpha_after_update(Q, K, V, b, causal=causal),
+                  causal=causal)
+    assert fails_with(text, "online_no_rescale_both"), text
+    others = [h for h in ONLINE_HINTS if h != "online_no_rescale_both" and fails_with(text, h)]
+    assert not others, (others, text)
+
+
+OVERWRITES = ["block_overwrite", "block_overwrite_dq", "block_overwrite_dkdv",
+              "block_overwrite_dk"]
+
+
+@pytest.mark.parametrize("written, hint", [(True, "block_overwrite"), ("q", "block_overwrite_dq"),
+                                           ("kv", "block_overwrite_dkdv"),
+                                           ("k", "block_overwrite_dk")],
+                         ids=["all", "dQ", "dK-dV", "dK"])
+def test_each_overwrite_slip_names_the_outputs_overwritten_and_no_other(written, hint):
+    """D5 (round 3): overwriting dQ alone (the likeliest slip in a key-outer loop) got no hint;
+    each overwrite names the outputs written with = and only those."""
+    from test_check import _bw
+    text = graded(check.blockwise_backward, _bw(overwrite=written))
+    assert fails_with(text, hint), text
+    others = [h for h in OVERWRITES if h != hint and fails_with(text, h)]
     assert not others, (others, text)
 
 

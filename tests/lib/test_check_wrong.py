@@ -242,11 +242,13 @@ CAUSAL_ONLINE = [
      "online_alpha_division"),
     ("lse-exp", check.online_softmax, CAUSAL, causal(lse="exp"), "online_lse_overflow"),
     ("lse-no-max", check.online_softmax, CAUSAL, causal(lse="none"), "online_lse"),
-    ("never-rescaled", check.online_softmax, CAUSAL, causal(rescale=False), None),
+    ("never-rescaled", check.online_softmax, CAUSAL, causal(rescale=False),
+     "online_no_rescale_both"),
     ("plain-alpha-divided", check.online_softmax, {}, plain(alpha="divide"),
      "online_alpha_division"),
     ("plain-lse-exp", check.online_softmax, {}, plain(lse="exp"), "online_lse_overflow"),
-    ("plain-never-rescaled", check.online_softmax, {}, plain(rescale=False), None),
+    ("plain-never-rescaled", check.online_softmax, {}, plain(rescale=False),
+     "online_no_rescale_both"),
 ]
 
 
@@ -965,3 +967,43 @@ HINTED = {hint for table in (LARGE_SCORES, CAUSAL_ONLINE, KEEPDIMS, NOT_KEEPDIMS
           for *_, hint in table if hint not in (ANY, None)}
 HINTED |= {"mutated", "reused_output", "alias", "memory", "ln_one_pass", "log_visible",
            "zero_log_zero", "low_precision", "float32_only"}
+
+
+def _vjp_via_jacobian(P, U):
+    """Exercise 8-1 against its own rule: builds J = diag(p) − ppᵀ for every row."""
+    J = P[..., :, None] * np.eye(P.shape[-1]) - P[..., :, None] * P[..., None, :]
+    return (J @ U[..., :, None])[..., 0]
+
+
+def _ln_via_jacobian(G, x):
+    """Exercise 14's LayerNorm backward against its rule: builds the d×d J_LN."""
+    d = x.shape[-1]
+    xc = x - x.mean(-1, keepdims=True)
+    sigma = np.sqrt((xc * xc).mean(-1, keepdims=True))
+    y = xc / sigma
+    J = (np.eye(d) - 1 / d - y[..., :, None] * y[..., None, :] / d) / sigma[..., None]
+    return np.einsum("...ij,...i->...j", J, G)
+
+
+def _lse_ignoring_lse_and_O(G, Q, K, V, O, lse):
+    """Exercise 15's LSE backward against its rule: redoes the softmax, uses neither lse nor O."""
+    S = Q @ np.swapaxes(K, -1, -2) * rsqrt_d(Q)
+    P = np.exp(S - S.max(-1, keepdims=True))
+    P = P / P.sum(-1, keepdims=True)
+    U = G @ np.swapaxes(V, -1, -2)
+    delta = P * (U - (P * U).sum(-1, keepdims=True))
+    s = rsqrt_d(Q)
+    return s * delta @ K, s * np.swapaxes(delta, -1, -2) @ Q, np.swapaxes(P, -1, -2) @ G
+
+
+@pytest.mark.parametrize("checker, fn, said", [
+    (check.softmax_vjp, _vjp_via_jacobian, "야코비안을 만들지 않는지"),
+    (check.layernorm_backward, _ln_via_jacobian, "J_LN 을 만들지 않는지"),
+    (check.lse_backward, _lse_ignoring_lse_and_O, "받은 lse 와 O 로 P 와 r 을 구하는지"),
+], ids=["softmax_vjp", "layernorm_backward", "lse_backward"])
+def test_a_rule_the_grader_does_not_check_is_said_when_an_answer_breaks_it(checker, fn, said):
+    """D8 (round 3): each of these answers breaks its exercise's rule (a Jacobian built, lse and
+    O ignored) and still passes, so the ✔ must say that the rule was not checked."""
+    text = flat(graded(checker, fn))
+    assert text.startswith("✔"), text
+    assert "검사하지 않은 것: " + said in text, text

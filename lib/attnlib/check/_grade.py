@@ -521,8 +521,8 @@ def _compare(spec, out, ref, case):
     wrong = []
     for name, a, b in zip(spec.outputs, out, ref, strict=True):
         if a.shape != b.shape:
-            wrong.append((name, f"{name}: shape 이 {_shape(a.shape)} 인데 {_shape(b.shape)} "
-                                f"이어야 합니다."))
+            wrong.append((name, f"{name}: shape 가 {_shape(a.shape)} 인데, 맞는 "
+                                f"shape 는 {_shape(b.shape)} 입니다."))
             continue
         err = error(a, b)
         if err > TOL[case.dtype]:

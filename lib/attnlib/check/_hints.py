@@ -149,6 +149,9 @@ HINTS = {
                            "곱하지 않았습니다 (k 는 블록의 번호).",
     "online_no_rescale_acc": "최댓값이 바뀔 때 가중합 acc 에 재조정 배수 "
                              "e^(s_max^(k−1) − s_max^(k)) 를 곱하지 않았습니다 (k 는 블록의 번호).",
+    "online_no_rescale_both": "최댓값이 바뀔 때 ℓ 과 acc 어느 쪽에도 재조정 배수 "
+                              "e^(s_max^(k−1) − s_max^(k)) 를 곱하지 않았습니다 (배수를 s_max 를 "
+                              "새 값으로 바꾼 뒤에 구하면 두 값이 같아 배수가 늘 1 입니다).",
     "online_no_max": "최댓값을 빼지 않아 e^S 가 넘쳤습니다. 지금까지 본 최댓값 s_max 를 "
                      "기준점으로 쓰세요.",
     "online_zero_start": "s_max 를 0 에서 시작했습니다. 점수가 모두 −800 근처인 행에서는 "
@@ -172,7 +175,15 @@ HINTS = {
     # the blockwise backward
     "block_r": "r 을 블록 안에서만 더했습니다. r_i 는 행 전체의 합이라 블록 하나로는 구할 수 "
                "없습니다. 루프 전에 r = rowsum(G ⊙ O) 로 구해 두세요.",
-    "block_overwrite": "블록의 몫을 더하지 않고 덮어썼습니다 (dQ[I] = … 대신 dQ[I] += …).",
+    "block_overwrite": "dQ, dK, dV 에 블록의 몫을 더하지 않고 덮어썼습니다 (dQ[I] = … 대신 "
+                       "dQ[I] += …; dK, dV 도 같습니다).",
+    "block_overwrite_dq": "dQ 에 블록의 몫을 더하지 않고 덮어썼습니다 (dQ[I] = … 대신 "
+                          "dQ[I] += …). 질의 블록 I 는 키 블록마다 몫을 받습니다.",
+    "block_overwrite_dkdv": "dK 와 dV 에 블록의 몫을 더하지 않고 덮어썼습니다 (dK[J] = … 대신 "
+                            "dK[J] += …, dV 도 같습니다). 키 블록 J 는 질의 블록마다 몫을 "
+                            "받습니다.",
+    "block_overwrite_dk": "dK 에 블록의 몫을 더하지 않고 덮어썼습니다 (dK[J] = … 대신 "
+                          "dK[J] += …). 키 블록 J 는 질의 블록마다 몫을 받습니다.",
     "block_softmax": "블록 안에서 softmax 를 다시 했습니다. 블록의 P 는 행 전체의 lse 로 "
                      "되살립니다: P_IJ = e^(S_IJ − lse_I).",
     "block_skip_partial": "일부만 가린 블록까지 건너뛰었습니다. 블록이 통째로 가려진 것은 그 "

@@ -106,6 +106,7 @@ def _online_spec(causal):
     mistakes = (
         Mistake("online_no_rescale_l", wrong(rescale_l=False)),
         Mistake("online_no_rescale_acc", wrong(rescale_acc=False)),
+        Mistake("online_no_rescale_both", wrong(rescale_l=False, rescale_acc=False)),
         Mistake("online_no_max", wrong(use_max=False)),
         Mistake("online_zero_start", wrong(start=0.0)),
         Mistake("online_lse", wrong(lse="log ell")),
@@ -212,6 +213,9 @@ def _blockwise_spec(causal):
     mistakes = (
         Mistake("block_r", blocks(_block_r)),
         Mistake("block_overwrite", blocks(_overwrite)),
+        Mistake("block_overwrite_dq", blocks(functools.partial(_overwrite, outputs="q"))),
+        Mistake("block_overwrite_dkdv", blocks(functools.partial(_overwrite, outputs="kv"))),
+        Mistake("block_overwrite_dk", blocks(functools.partial(_overwrite, outputs="k"))),
         Mistake("no_scale", lambda G, Q, K, V, O, lse, block_q, block_k: tuple(
             g / s for g, s in zip(reference(G, Q, K, V, O, lse, block_q, block_k),
                                   (scale_of(Q), scale_of(Q), 1.0), strict=True))),
@@ -281,14 +285,17 @@ def _block_r(G, Q, K, V, O, P, block_q, block_k):
     return _grads(G, Q, K, P, delta)
 
 
-def _overwrite(G, Q, K, V, O, P, block_q, block_k):
-    """dQ_I from the last key block only, dK_J and dV_J from the last query block only."""
+def _overwrite(G, Q, K, V, O, P, block_q, block_k, *, outputs="qkv"):
+    """The outputs named in ``outputs`` written with ``=`` instead of ``+=``: dQ_I from the last
+    key block only, dK_J and dV_J from the last query block only; the others summed."""
     n, m = P.shape[-2:]
     U = G @ swap(V)
     delta = P * (U - (G * O).sum(-1, keepdims=True))
     last_j = np.arange(m) >= _key_blocks(m, block_k)[-1][0]
     last_i = np.arange(n) >= _key_blocks(n, block_q)[-1][0]
-    return _grads(G, Q, K, P, delta, to_q=last_j[None, :], to_kv=last_i[:, None])
+    full = _grads(G, Q, K, P, delta)
+    last = _grads(G, Q, K, P, delta, to_q=last_j[None, :], to_kv=last_i[:, None])
+    return tuple(w if x in outputs else f for x, w, f in zip("qkv", last, full, strict=True))
 
 
 def _block_softmax(G, Q, K, V, O, causal, block_k):

@@ -346,4 +346,5 @@ def _lse_spec():
         Mistake("keepdims", r_keepdims),
         Mistake("lse_overflow", from_P(lambda Q, K, lse: np.exp(scores(Q, K))
                                        / np.exp(lse[..., None]))),
-    ), BACKWARD_CALL.format(", O, lse"))
+    ), BACKWARD_CALL.format(", O, lse"),
+        unchecked="받은 lse 와 O 로 P 와 r 을 구하는지, softmax 를 다시 하지 않는지 (값만 봅니다)")

@@ -89,7 +89,7 @@ def _softmax_no_keepdims(S, *, in_max, in_sum):
 def _jacobian_spec():
     raw = np.array(pure.RAW_SCORES)
     cases = [
-        C.case({"p": A.softmax(raw / 8.0)}, "(m,)", note="글의 여섯 점수를 8 로 나눔"),
+        C.case({"p": A.softmax(raw / 8.0)}, "(m,)", note="글의 여섯 점수를 8 로 나눈 것의 softmax"),
         C.case({"p": A.softmax(raw * 2.0)}, "뾰족한 p", note="뾰족한 p (배수 16)"),
         C.case({"p": C.rows_of_probabilities(1, (3, 4))}, "(n, m)"),
         C.case({"p": C.rows_of_probabilities(2, (2, 3, 5))}, "(B, n, m)"),
@@ -138,7 +138,7 @@ def _vjp_spec():
         Mistake("r_axis", lambda P, U: P * (U - (P * U).sum(-2, keepdims=True))),
         Mistake("sign", lambda P, U: -A.softmax_vjp(P, U)),
         Mistake("keepdims", lambda P, U: P * (U - (P * U).sum(-1))),
-    ), "fn(P, U) -> delta")
+    ), "fn(P, U) -> delta", unchecked="야코비안을 만들지 않는지 (값만 봅니다)")
 
 
 # ---------------------------------------------------------------------------- entropy ----
@@ -201,7 +201,8 @@ def _layernorm_spec():
         Mistake("ln_no_y", lambda G, x: _ln_backward(G, x, y_term=False)),
         Mistake("ln_no_sigma", lambda G, x: _ln_backward(G, x, sigma=False)),
         Mistake("ln_unbiased", lambda G, x: _ln_backward(G, x, ddof=1)),
-    ), "fn(G, x) -> dx", {"float32": "ln_one_pass"})
+    ), "fn(G, x) -> dx", {"float32": "ln_one_pass"},
+        unchecked="J_LN 을 만들지 않는지 (값만 봅니다)")
 
 
 def _ln_backward(G, x, *, mean=True, y_term=True, sigma=True, ddof=0):

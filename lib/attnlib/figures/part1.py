@@ -297,10 +297,10 @@ def drift_curves(runs):
     for (label, h), color in zip(runs.items(), colors, strict=False):
         ax_v.plot(h.step, h.score_var, color=color, label=label)
         ax_w.plot(h.step, h.weight_growth, color=color, label=label)
-    ax_v.axhline(1, color=plots.COLORS["muted"], ls=":", lw=1)
+    ax_v.axhline(1, color=plots.COLORS["muted"], ls=":", lw=1, label="Var = 1")
     ax_v.set_ylabel("softmax 에 들어가는 점수의 분산")
     ax_w.set_ylabel(r"$\|W\| / \|W_0\|$")
-    ax_v.legend(frameon=False, fontsize=8)
+    ax_v.legend(frameon=False, fontsize=8, loc="upper left")
     for ax in (ax_v, ax_w):
         ax.set_xlabel("걸음")
         ax.spines[["top", "right"]].set_visible(False)

@@ -59,7 +59,8 @@ class OnlineStepView(plots.View):
         bx.scatter(Vn[:, 0], Vn[:, 1], s=10, color="#BBBBBB", label="$V_j$")
         self.path, = self.track(bx.plot([], [], "-o", color=C["sample"], ms=3, lw=1,
                                         label="부분 출력"))
-        self.now, = self.track(bx.plot([], [], "o", color=C["accent"], ms=6))
+        self.now, = self.track(bx.plot([], [], "o", color=C["accent"], ms=6,
+                                       label=r"지금의 $O^{(k)}$"))
         self.track(bx.plot(*O_final, "*", color=C["theory"], ms=10, label="최종 O"))  # on top
         seen = np.vstack([O_final, Vn] + [np.asarray(st.O[:, 0]) for _, st in self.runs.values()])
         lo, hi = seen.min(axis=0), seen.max(axis=0)  # every V_j and every partial output fit
@@ -68,6 +69,8 @@ class OnlineStepView(plots.View):
         bx.set_ylim(lo[1] - pad, hi[1] + pad)
         bx.set_title(r"$O^{(k)} = \mathrm{acc}^{(k)} / \ell^{(k)}$", fontsize=9)
         bx.tick_params(labelsize=8)
+        bx.set_xlabel("1번째 성분", fontsize=8)
+        bx.set_ylabel("2번째 성분", fontsize=8)
         bx.legend(frameon=False, fontsize=8, loc="upper left")
         self.text = ""
 

@@ -272,7 +272,7 @@ SENTENCES = [
        r"$\lVert G\rVert$ 보다 크니",
        "α = 64 에서 어텐션 가지의 ∂L/∂x 몫의 노름이 ‖G‖ 보다 크다"),
     _s("15_verify/peak_both",
-       r"어느 쪽이든 $S$, $P$, $\Delta$ 같은 $n\times m$ 배열을 잠시 만듭니다",
+       r"어느 쪽이든 $\Delta$ 같은 $n\times m$ 배열을 잠시 만듭니다",
        "n = m = 4096 에서 P 경로와 LSE 경로 모두 역전파 중 최고 메모리가 n×m float32 한 장 이상"),
     # ------------------------------------------- second referee of Part II (p2c)
     _s("16_closing/entropy_not_loss",
