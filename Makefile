@@ -15,7 +15,7 @@ venv: $(STAMP)
 # Where uv cannot install, pip does.
 $(STAMP): requirements.txt lib/pyproject.toml
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
-	$(BIN)/python -m pip install -q --disable-pip-version-check "$$(grep -E '^uv==' requirements.txt)"
+	$(BIN)/python -m pip install -q --disable-pip-version-check "$$(sed -n 's/^\(uv==[^ #]*\).*/\1/p' requirements.txt)"
 	links="$${UV_FIND_LINKS:-$${PIP_FIND_LINKS:-$$($(BIN)/python -m pip config get global.find-links 2>/dev/null)}}"; \
 	UV_FIND_LINKS="$$links" $(BIN)/uv pip install -q --python $(BIN)/python -r requirements.txt \
 	    || $(BIN)/python -m pip install -q --disable-pip-version-check -r requirements.txt
