@@ -62,8 +62,9 @@ lab: venv
 	$(BIN)/jupyter lab chapters/ $(if $(filter 0,$(shell id -u)),--allow-root)
 
 # The tests that read the built book (marker `built`) run with the browser's, after `make book`.
+UNIT_MARKERS = "not browser and not built and not colab and not switch"
 unit: venv vendor
-	$(BIN)/python -m pytest tests -m "not browser and not built and not colab and not switch" -q
+	$(BIN)/python -m pytest tests -m $(UNIT_MARKERS) -q
 
 # Every chapter with ATTNLIB_BACKEND=torch (usage.md's one switch), two kernels side by side;
 # also holds usage.md's list of the chapters that run so (tests/book/test_backend_switch.py).
@@ -108,7 +109,7 @@ test:
 # A developer's inner loop: lint and the unit tests (two workers), a few minutes.
 quick: venv vendor
 	@$(MAKE) --no-print-directory lint
-	$(BIN)/python -m pytest tests -m "not browser and not built and not colab and not switch" -q -n 2
+	$(BIN)/python -m pytest tests -m $(UNIT_MARKERS) -q -n 2
 
 # Re-execute every chapter and strip widget state, so stored outputs are current.
 notebooks: venv

@@ -66,8 +66,10 @@ def test_a_case_that_tells_them_apart_names_the_one_made():
 
 
 def _online(Q, K, V, block_k, *, causal=False, rescale_l=True, rescale_acc=True, lse="add",
-            divide=True):
-    """A reader's loop (NumPy), with s_max's −inf rows guarded; the keywords put one slip in."""
+            divide=True, late_alpha=False):
+    """A reader's loop (NumPy), with s_max's −inf rows guarded; the keywords put one slip in.
+    ``late_alpha``: s_max is updated before the rescaling factor is computed (round 3's D6),
+    so α = e^(s_new − s_new) = 1 and neither ℓ nor acc is rescaled."""
     n, m = Q.shape[-2], K.shape[-2]
     s = 1 / math.sqrt(Q.shape[-1])
     s_max = np.full(Q.shape[:-1], -np.inf)
@@ -80,7 +82,7 @@ def _online(Q, K, V, block_k, *, causal=False, rescale_l=True, rescale_acc=True,
             S = np.where(J[None, :] <= np.arange(n)[:, None], S, -np.inf)
         s_new = np.maximum(s_max, S.max(-1))
         ref = np.where(np.isfinite(s_new), s_new, 0.0)
-        a = np.exp(s_max - ref)
+        a = np.exp((ref if late_alpha else s_max) - ref)  # late: the old maximum is gone
         E = np.exp(S - ref[..., None])
         ell = (a * ell if rescale_l else ell) + E.sum(-1)
         acc = (a[..., None] * acc if rescale_acc else acc) + E @ V[..., J, :]
@@ -134,32 +136,10 @@ def test_each_online_softmax_slip_gets_its_own_hint_and_no_other(loop, causal, n
     assert not others, (others, text)
 
 
-def _alpha_after_update(Q, K, V, block_k, *, causal=False):
-    """The slip of D6 (round 3) as a reader writes it: s_max is updated before the rescaling
-    factor is computed, so α = e^(s_max − s_max) = 1 and neither ℓ nor acc is rescaled."""
-    n, m = Q.shape[-2], K.shape[-2]
-    s = 1 / math.sqrt(Q.shape[-1])
-    s_max = np.full(Q.shape[:-1], -np.inf)
-    ell = np.zeros(Q.shape[:-1])
-    acc = np.zeros(Q.shape[:-1] + V.shape[-1:])
-    for j in range(0, m, block_k):
-        J = np.arange(j, min(j + block_k, m))
-        S = Q @ np.swapaxes(K[..., J, :], -1, -2) * s
-        if causal:
-            S = np.where(J[None, :] <= np.arange(n)[:, None], S, -np.inf)
-        s_max = np.maximum(s_max, S.max(-1))
-        ref = np.where(np.isfinite(s_max), s_max, 0.0)
-        alpha = np.exp(ref - ref)  # too late: the old maximum is gone
-        E = np.exp(S - ref[..., None])
-        ell = alpha * ell + E.sum(-1)
-        acc = alpha[..., None] * acc + E @ V[..., J, :]
-    return acc / ell[..., None], s_max + np.log(ell)
-
-
 @pytest.mark.parametrize("causal", [False, True], ids=["plain", "causal"])
 def test_alpha_computed_after_the_max_update_gets_the_both_hint_only(causal):
     text = graded(check.online_softmax,
-                  lambda Q, K, V, b: _alpha_after_update(Q, K, V, b, causal=causal),
+                  lambda Q, K, V, b: _online(Q, K, V, b, causal=causal, late_alpha=True),
                   causal=causal)
     assert fails_with(text, "online_no_rescale_both"), text
     others = [h for h in ONLINE_HINTS if h != "online_no_rescale_both" and fails_with(text, h)]
