@@ -8,8 +8,9 @@ SENTENCES = [
     # ------------------------------------------------------------------ 06_shapes
     _s("06_shapes/one_combination",
        "$n$, $m$, $d_v$ 가 서로 다르면 shape 가 맞는 조합은 하나뿐",
-       "P 또는 Pᵀ 와 G 또는 Gᵀ 의 곱 가운데 V 의 shape 가 나오는 것: n, m, d_v = 3, 4, 2 에서 "
-       "PᵀG 하나; n = m 에서 PG, m = d_v 에서 GᵀP, n = d_v 에서 PᵀGᵀ 가 더 맞다"),
+       "P 또는 Pᵀ 와 G 또는 Gᵀ 의 곱 가운데 V 의 shape 가 나오는 것: 1 ≤ n, m, d_v ≤ 6 에서 "
+       "셋이 다른 120가지 모두 PᵀG 하나 (n, m, d_v = 3, 4, 2 도); 둘만 같은 90가지 모두 "
+       "n = m 에서 PG, m = d_v 에서 GᵀP, n = d_v 에서 PᵀGᵀ 가 하나 더 맞다"),
     _s("06_shapes/dv_u",
        r"$\partial L/\partial V = P^{\mathsf T}G$ ($m\times d_v$), "
        r"$U = \partial L/\partial P = GV^{\mathsf T}$ ($n\times m$)",
@@ -121,15 +122,17 @@ SENTENCES = [
     # ------------------------------------------------------------------ 11_dq_dk
     _s("11_dq_dk/one_place",
        "$n$, $m$, $d_k$ 가 서로 다르면 shape 를 맞출 때 전치의 자리가 하나로 정해진다",
-       "Δ 또는 Δᵀ 와 K(Q) 또는 그 전치의 곱 가운데 Q(K) 의 shape 가 나오는 것: n, m, d_k = 3, 5, 4 "
-       "에서 하나씩; n = m 이면 ΔQ, m = d_k 이면 QᵀΔ 가 K 의 shape, "
+       "Δ 또는 Δᵀ 와 K(Q) 또는 그 전치의 곱 가운데 Q(K) 의 shape 가 나오는 것: 1 ≤ n, m, d_k ≤ 6 "
+       "에서 셋이 다른 120가지 모두 하나씩 (n, m, d_k = 3, 5, 4 도); n = m 이면 ΔQ, m = d_k 이면 "
+       "QᵀΔ 가 K 의 shape, "
        "n = d_k 이면 KᵀΔᵀ 가 Q 의 shape"),
     _s("11_dq_dk/autograd_backends",
        "PyTorch 자동미분과 두 백엔드가 모두 같은 답을 낸다",
        "dQ, dK, dV 가 attnlib.numpy, attnlib.torch, torch autograd 에서 같다"),
     _s("11_dq_dk/only_k",
        r"$K$ 의 기울기만 $\sqrt{d_k}$ 배 작아진다",
-       "d_k = 4 에서 버그의 dK 가 참값의 1/2, dQ 와 dV 는 참값 그대로"),
+       "d_k = 1, 2, 4, 9, 16, 64 에서 버그의 dK 가 참값의 1/√d_k (√d_k 와 d_k/2 가 같은 d_k = 4 "
+       "만이 아니라), dQ 와 dV 는 참값 그대로 (상대 1e-13)"),
     _s("11_dq_dk/check_d4_d1",
        "기울기 검사는 $d_k = 4$ 에서 상대오차 1/3 으로 바로 잡아내고, $d_k = 1$ 로만 시험하면 "
        "보이지 않는다",
