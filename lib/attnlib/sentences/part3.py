@@ -20,8 +20,10 @@ SENTENCES = [
        "여섯 블록 모두 ℓ⁽ᵏ⁾ 과 O⁽ᵏ⁾ 가 본 키만으로 계산한 값과 1e-12 안"),
     _s("17_online_softmax/skip_masked",
        "`fill=-inf` 로 통째로 가린 블록은 아무것도 더하지 않으므로 건너뛴다",
-       "인과 마스크, 블록 4×8: block_grid 의 건너뛰는 블록이 하나 이상, 건너뛴 결과가 건너뛰지 "
-       "않는 실행 (fill = −1e300) 과 np.array_equal, attention 과 1e-12 안"),
+       "인과 마스크, 블록 4×8: 키 블록을 더하는 _online_step 의 호출을 적으면 루프가 더하지 않은 "
+       "블록이 block_grid 가 통째로 가려졌다고 적은 블록 (하나 이상) 과 같고, fill = −1e300 이면 "
+       "모든 블록을 더한다; 건너뛴 결과가 건너뛰지 않는 실행과 np.array_equal, attention 과 "
+       "1e-12 안"),
     # ------------------------------------------------------------ 18: the blockwise backward
     _s("18_blockwise_backward/same_grads",
        "그렇게 더한 기울기는 행렬 전체의 역전파, autograd 와 같다",
