@@ -91,9 +91,14 @@ PORTABLE_ENV = OPENBLAS_CORETYPE=Sandybridge OPENBLAS_NUM_THREADS=1 OMP_NUM_THRE
 nbval-portable: venv
 	$(PORTABLE_ENV) $(NBVAL)
 
+# Three workers, each with its own Chromium: a page's waits (network idle, book.js's measures in
+# idle time, colour transitions) overlap another's work.  The report (bytes, first working
+# slider, prefetched moves) is merged over the workers (tests/book/browser_report.py).
 browser: venv
-	$(BIN)/python -m pytest tests -m "browser or built" -q -p no:cacheprovider --durations=10
+	$(BIN)/python -m pytest tests -m "browser or built" -q -p no:cacheprovider --durations=10 \
+	    -n 3 --dist loadgroup
 
+# ipywidgets 8 runs the built book's explorers (their live specs): `make book` first.
 colab: venv
 	$(BIN)/python -m pytest tests -m colab -q -p no:cacheprovider -n 2 --durations=8
 

@@ -12,10 +12,16 @@ tests wait on the page much of the time).  Each stage writes to ``_build/logs/<s
 printed whole when the stage ends.  A stage that fails stops its lane; the other lane finishes
 the stage it is in and stops.  At the end: a table of the stages (lane, start and seconds after
 the install began, status), also in ``_build/stage_times.txt``, and the wall-clock total.
+
+What several stages compute alike is computed once per run: ``ATTNLIB_SHARE_DIR`` (a folder
+emptied when the run starts) lets the first stage that asks write it and the others read it
+(``attnlib.pure``).
 """
 
 from __future__ import annotations
 
+import os
+import shutil
 import subprocess
 import sys
 import threading
@@ -29,6 +35,9 @@ LANES = {
     "book": ["book", "browser"],
     "checks": ["lint", "unit", "nbval-portable", "switch", "colab"],
 }
+# A stage that reads what another lane's stage makes starts after it: Colab's ipywidgets 8 run
+# takes the explorers from the built book.
+AFTER = {"colab": "book"}
 
 
 class Run:
@@ -37,6 +46,7 @@ class Run:
         self.rows: list[tuple[str, str, float, float, int]] = []
         self.failed = threading.Event()
         self.lock = threading.Lock()
+        self.done = {name: threading.Event() for stages in LANES.values() for name in stages}
 
     def stage(self, lane: str, name: str, targets: list[str]) -> int:
         log = LOGS / f"{name}.log"
@@ -54,12 +64,22 @@ class Run:
         return rc
 
     def lane(self, lane: str, stages: list[str]):
-        for name in stages:
-            if self.failed.is_set():
-                return
-            if self.stage(lane, name, [name]) != 0:
-                self.failed.set()
-                return
+        try:
+            for name in stages:
+                if name in AFTER:
+                    while not (self.done[AFTER[name]].wait(1) or self.failed.is_set()):
+                        pass
+                if self.failed.is_set():
+                    return
+                rc = self.stage(lane, name, [name])
+                self.done[name].set()
+                if rc != 0:
+                    self.failed.set()
+                    return
+        finally:
+            for event in self.done.values():  # nothing waits on a lane that has stopped
+                if self.failed.is_set():
+                    event.set()
 
     def table(self) -> str:
         lines = [f"{'stage':<16} {'lane':<7} {'start':>6} {'seconds':>8}  status"]
@@ -74,6 +94,11 @@ class Run:
 
 def main() -> int:
     LOGS.mkdir(parents=True, exist_ok=True)
+    # One folder per run for what the stages compute alike and share (attnlib.pure's table of
+    # chapter 1: the build, nbval, the switch, Colab and a unit test ask for the same numbers).
+    share = ROOT / "_build" / "share"
+    shutil.rmtree(share, ignore_errors=True)
+    os.environ["ATTNLIB_SHARE_DIR"] = str(share)
     run = Run()
     if run.stage("-", "install", INSTALL) != 0:
         run.failed.set()

@@ -31,3 +31,31 @@ def randn(*shapes, seed=0):
     """Float64 standard normal arrays of the given shapes."""
     rng = np.random.default_rng(seed)
     return [rng.standard_normal(s) for s in shapes]
+
+
+# ---- the browser tests' report, merged over pytest-xdist workers (tests/book/browser_report.py)
+
+def _browser_report():
+    import importlib.util
+    from pathlib import Path
+
+    path = Path(__file__).parent / "book" / "browser_report.py"
+    spec = importlib.util.spec_from_file_location("browser_report_controller", path)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def pytest_configure(config):
+    if not hasattr(config, "workerinput"):  # the controller, before any worker starts
+        _browser_report().start_run()
+
+
+def pytest_terminal_summary(terminalreporter, exitstatus, config):
+    if hasattr(config, "workerinput"):
+        return
+    lines = _browser_report().finish()
+    if lines:
+        terminalreporter.write_line("")
+        for line in lines:
+            terminalreporter.write_line(line)

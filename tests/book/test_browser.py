@@ -32,6 +32,7 @@ from pathlib import Path
 from types import SimpleNamespace
 from urllib.parse import unquote, urlparse
 
+import browser_report
 import pytest
 from test_book_meta import load_script
 
@@ -221,46 +222,15 @@ def visit(browser, origin):
 
 
 @pytest.fixture(scope="module")
-def report(request):
-    """Collects each page's bytes and time to first working slider; printed at the end."""
+def report():
+    """Collects each page's bytes and time to first working slider; merged over the workers
+    and printed at the end of the run (browser_report.py, tests/conftest.py)."""
     r = SimpleNamespace(bytes={}, first_slider={}, prefetched={})
     yield r
-    lines = []
-    if r.bytes:
-        lines.append("bytes fetched on a first visit (MB = 10^6; gzip as a server sends them;"
-                     " frames: explorer frames prefetched once near the screen, not counted)")
-        lines.append(f"{'page':<42} {'HTML':>7} {'gzip':>7} {'all gzip':>9} {'frames':>7}")
-        for rel, (raw, sent_html, sent, pre) in sorted(r.bytes.items()):
-            lines.append(f"{rel:<42} {raw / 1e6:7.3f} {sent_html / 1e6:7.3f} {sent / 1e6:9.3f}"
-                         f" {pre / 1e6:7.3f}")
-    if r.first_slider:
-        load = " ".join(f"{x:.1f}" for x in os.getloadavg()) if hasattr(os, "getloadavg") else "?"
-        lines.append("time to first working slider (s from navigation start to a key press that"
-                     f" changed the picture; median of {FIRST_SLIDER_VISITS} cold visits;"
-                     f" load average now {load} on {os.cpu_count()} CPUs)")
-        lines.append(f"{'page':<42} {'drawn':>7} {'works':>7}  (target {FIRST_SLIDER_TARGET_S} s)")
-        over = 0
-        for rel, (drawn, works, tries) in sorted(r.first_slider.items()):
-            mark = "  over the target" if works > FIRST_SLIDER_TARGET_S else ""
-            over += bool(mark)
-            visits = ", ".join(f"{t:.3f}" for t in tries)
-            lines.append(f"{rel:<42} {drawn:7.3f} {works:7.3f}{mark}  (visits: {visits})")
-        lines.append(f"{over} of {len(r.first_slider)} pages over the"
-                     f" {FIRST_SLIDER_TARGET_S} s target")
-    if r.prefetched:
-        lines.append("a move to a prefetched frame (key press -> picture changed; 'yes' = before"
-                     " the next animation frame's callbacks, so painted in that frame)")
-        for rel, (ms, in_frame) in sorted(r.prefetched.items()):
-            lines.append(f"{rel:<42} {ms:7.1f} ms  {'yes' if in_frame else 'NO'}")
-    if not lines:
-        return
-    out = ROOT / "_build" / "browser_report.txt"
-    out.write_text("\n".join(lines) + "\n", encoding="utf-8")
-    terminal = request.config.pluginmanager.get_plugin("terminalreporter")
-    if terminal is not None:
-        terminal.write_line("")
-        for line in lines:
-            terminal.write_line(line)
+    browser_report.save_part({
+        "bytes": r.bytes, "first_slider": r.first_slider, "prefetched": r.prefetched,
+        "target_s": FIRST_SLIDER_TARGET_S, "visits": FIRST_SLIDER_VISITS,
+        "workers": int(os.environ.get("PYTEST_XDIST_WORKER_COUNT", "1"))})
 
 
 def _assert_clean(v: Visit, rel: str):

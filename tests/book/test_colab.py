@@ -24,16 +24,23 @@ Then each chapter is copied to a folder outside the repository (Colab's ``/conte
 by nbclient in a fresh kernel of that layer, as a reader's runtime runs the next notebook: its
 install cell finds attnlib and does nothing.  Checked: no cell fails or writes to stderr; the
 kernel still runs the ipywidgets it started with and the attnlib the cell installed; pip's list
-is what the install left.  The ``colab`` variant runs every chapter; ``ipywidgets8`` runs the
-chapters that use ipywidgets (their explorers: ``attnlib.widgets``), the only code the second
-version of ipywidgets can change, and the ``colab`` run checks that the chapters outside that
-list never import it.  ``make colab`` runs the tests on two workers; the variants'
-environments are built once (a file lock), each worker installs into its own layer.
+is what the install left.  The ``colab`` variant runs every chapter.
+
+``ipywidgets8`` differs from ``colab`` in four packages (ipywidgets, its front-end packages and
+``comm``), which only ``attnlib.widgets`` imports: the explorers are the only code it can
+change, and the ``colab`` run checks that the chapters without explorers never import
+``attnlib.widgets``.  So ``ipywidgets8`` runs, in one fresh kernel of its layer, the chapters'
+install cell and then every explorer of the book as its chapter's cell makes it:
+``attnlib.live.explorer`` with the class, inputs and controls the chapter gave it, read back
+from the built book's page data (the live spec; ``make book`` first); the same checks as a
+chapter run.  ``make colab`` runs the tests on two workers; the variants' environments are
+built once (a file lock), each worker installs into its own layer.
 """
 
 from __future__ import annotations
 
 import hashlib
+import importlib.util
 import json
 import os
 import re
@@ -281,7 +288,12 @@ def installed(environments, lib_snapshot, tmp_path_factory):
         assert after["attnlib"].startswith(f"attnlib @ git+{url}@")  # from the cell's own URL
         assert check["attnlib"].startswith(str(home / "runtime"))  # installed by the cell
         assert check["preloaded"] == check["running"] == want["ipywidgets"]
-        layers[variant] = {"python": python, "freeze": after, "home": home}
+        # the installed packages as a kernel lists them (the check cell, after the install):
+        # what each chapter's run must leave as it is
+        names = {_canon(n) for n, _ in check["dists"]}
+        assert names == set(after), {"kernel": sorted(names ^ set(after))}
+        layers[variant] = {"python": python, "freeze": after, "home": home,
+                           "dists": check["dists"]}
         return layers[variant]
 
     return get
@@ -305,7 +317,9 @@ import importlib.metadata, json, os, sys
 import attnlib, ipywidgets
 print("COLAB_CHECK " + json.dumps({{"preloaded": os.environ.get("{PRELOADED}"),
     "running": ipywidgets.__version__, "attnlib": attnlib.__file__,
-    "widgets": "attnlib.widgets" in sys.modules}}))
+    "widgets": "attnlib.widgets" in sys.modules,
+    "dists": sorted((d.metadata["Name"], d.version)
+                    for d in importlib.metadata.distributions())}}))
 """
 
 # Colab's kernel imports ipywidgets before the first cell runs; so does this one.
@@ -333,6 +347,9 @@ def _kernel_env(python: Path, home: Path, redirect: dict[str, str]) -> dict[str,
     startup.mkdir(parents=True, exist_ok=True)
     (startup / "00-colab.py").write_text(_STARTUP)
     env["IPYTHONDIR"] = str(home / "ipython")
+    # the kernel is the layer's own Python: no kernel spec a user installed on this machine
+    # (~/.local/share/jupyter/kernels/python3) stands in for it
+    env["JUPYTER_DATA_DIR"] = str(home / "jupyter")
     env["PATH"] = f"{python.parent}{os.pathsep}{env.get('PATH', '')}"
     env["MPLBACKEND"] = "module://matplotlib_inline.backend_inline"
     env.update(redirect)
@@ -340,8 +357,7 @@ def _kernel_env(python: Path, home: Path, redirect: dict[str, str]) -> dict[str,
 
 
 def _chapter_runs() -> list:
-    return [pytest.param(v, c, id=f"{c}-{v}") for c in _chapters() for v in VARIANTS
-            if v == "colab" or _uses_widgets(c)]
+    return [pytest.param("colab", c, id=f"{c}-colab") for c in _chapters()]
 
 
 @pytest.mark.parametrize(("variant", "chapter"), _chapter_runs())
@@ -358,13 +374,80 @@ def test_chapter_runs_like_colab(installed, variant, chapter):
     assert "remove-cell" in install.metadata.get("tags", [])
     assert not install.outputs, f"the install cell printed: {install.outputs}"
     check = _assert_clean_run(nb, chapter)
-    assert freeze(layer["python"]) == layer["freeze"], f"{chapter} changed pip's list"
+    # pip's list as the kernel sees it (importlib.metadata, what `pip freeze` reads) after the
+    # chapter is what it was after the install (the same reading, taken then)
+    assert check["dists"] == layer["dists"], f"{chapter} changed the installed packages"
     assert check["preloaded"] == check["running"] == want["ipywidgets"]
     assert check["attnlib"].startswith(str(layer["home"] / "runtime"))  # the cell's install
     if variant == "colab":  # the chapters ipywidgets8 runs are those that use ipywidgets
         assert check["widgets"] == _uses_widgets(chapter), (
             f"{chapter}: imported attnlib.widgets: {check['widgets']}; the list says "
             f"{_uses_widgets(chapter)}")
+
+
+def _explorer_calls() -> list[tuple[str, str]]:
+    """Every explorer of the built book as its chapter's cell makes it: ``(page, Python line)``
+    calling ``attnlib.live.explorer`` with the page data's live spec (class, inputs, values,
+    text) and controls (which are sliders, which toggles, the initial values, the labels)."""
+    html = ROOT / "_build" / "html"
+    if not (html / "index.html").is_file():
+        message = "no built book in _build/html: run `make book` first"
+        if os.environ.get("CI", "").lower() in ("1", "true", "yes"):
+            pytest.fail(message)
+        pytest.skip(message)
+    spec = importlib.util.spec_from_file_location("book_live_ext", ROOT / "_ext" / "live.py")
+    ext = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(ext)
+    calls = []
+    for page in sorted(html.glob("chapters/*/*.html")):
+        for data in ext.page_specs(page.read_text(encoding="utf-8")):
+            python = json.loads(data["python"])
+            kinds = {c["name"]: c for c in data["controls"]}
+            groups = {kind: {n: v for n, v in python["values"].items()
+                             if kinds[n]["kind"] == kind} for kind in ("slider", "toggle")}
+            args = {
+                "sliders": groups["slider"], "toggles": groups["toggle"],
+                "initial": {n: python["values"][n][c["initial"]] for n, c in kinds.items()},
+                "labels": {n: c["label"] for n, c in kinds.items()},
+                "text": python["text"], "dpi": python["dpi"]}
+            calls.append((page.relative_to(html).as_posix(),
+                          f"live.explorer(live._resolve({python['cls']!r}), "
+                          f"live.decode(json.loads({json.dumps(python['inputs'])!r})), "
+                          f"**json.loads({json.dumps(args)!r}))"))
+    return calls
+
+
+def test_explorers_run_like_colab_with_ipywidgets8(installed):
+    """ipywidgets 8: the chapters' install cell, then every explorer of every chapter that
+    makes one, as the chapter makes it, in one fresh kernel of the variant's layer."""
+    variant = "ipywidgets8"
+    calls = _explorer_calls()
+    pages = {Path(page).with_suffix(".ipynb").as_posix() for page, _ in calls}
+    assert pages == {c for c in _chapters() if _uses_widgets(c)}, (
+        "the built book's explorers and the chapters that make explorers differ")
+    layer = installed(variant)
+    want = pins(variant)
+    import nbformat
+
+    nb = nbformat.v4.new_notebook()
+    nb.cells.append(nbformat.v4.new_code_cell(_install_cell(_chapters()[0])))
+    nb.cells.append(nbformat.v4.new_code_cell("import json\nfrom attnlib import live"))
+    nb.cells += [nbformat.v4.new_code_cell(f"# {page}\n{call}") for page, call in calls]
+    with tempfile.TemporaryDirectory(prefix="colab-") as tmp:
+        content = Path(tmp) / "content"
+        content.mkdir()
+        nbformat.write(nb, content / "explorers.ipynb")
+        nb = _run_notebook(layer["python"], content / "explorers.ipynb", Path(tmp), {})
+    assert not nb.cells[0].outputs, f"the install cell printed: {nb.cells[0].outputs}"
+    check = _assert_clean_run(nb, f"{variant}: the explorers")
+    for cell in nb.cells[2:-1]:  # each explorer shows its widget view (and its static picture)
+        views = [o for o in cell.outputs
+                 if "application/vnd.jupyter.widget-view+json" in o.get("data", {})]
+        assert len(views) == 1, f"{cell.source.splitlines()[0]}: {len(views)} widget views"
+    assert freeze(layer["python"]) == layer["freeze"], "the explorers changed pip's list"
+    assert check["preloaded"] == check["running"] == want["ipywidgets"]
+    assert check["attnlib"].startswith(str(layer["home"] / "runtime"))
+    assert check["widgets"]
 
 
 @pytest.mark.parametrize("variant", VARIANTS)

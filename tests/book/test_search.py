@@ -28,7 +28,7 @@ from test_browser import _CUT, _ENGLISH, HTML, PAGES, PHONE, _assert_clean, _axe
 # test_browser's fixtures: a server of _build/html, Chromium, a page visit that records requests
 origin, browser, visit = tb.origin, tb.browser, tb.visit
 
-pytestmark = pytest.mark.browser
+pytestmark = [pytest.mark.browser, pytest.mark.xdist_group("search")]
 
 ISSUE_TERMS = ["야코비안", "마스크", "기울기", "드롭아웃", "분산", "역전파", "엔트로피", "블록"]
 ENGLISH_TERMS = ["softmax", "LayerNorm", "dQ"]

@@ -30,6 +30,24 @@ def test_dot_product_table_all_rows():
         " 128 +0.029  11.397  11.314", " 512 +0.198  22.669  22.627"]
 
 
+def test_the_table_is_computed_once_per_run(tmp_path, monkeypatch):
+    """With ATTNLIB_SHARE_DIR (one `make test` run) a second call with the same arguments reads
+    what the first wrote, the same tuples; other arguments are another table; without the
+    variable nothing is written."""
+    monkeypatch.delenv("ATTNLIB_SHARE_DIR", raising=False)
+    plain = pure.dot_product_table(dims=[4, 8], n_samples=50, seed=3)
+    assert not any(tmp_path.iterdir())
+    monkeypatch.setenv("ATTNLIB_SHARE_DIR", str(tmp_path))
+    first = pure.dot_product_table(dims=(4, 8), n_samples=50, seed=3)
+    (written,) = tmp_path.iterdir()
+    again = pure.dot_product_table((4, 8), 50, 3)
+    assert first == again == plain and isinstance(again[0][0], int)
+    written.write_text("[[4, 0.0, 0.0, 0.0]]")  # what a later call returns is what is there
+    assert pure.dot_product_table(dims=(4, 8), n_samples=50, seed=3) == [(4, 0.0, 0.0, 0.0)]
+    other = pure.dot_product_table(dims=(4, 8), n_samples=50, seed=4)
+    assert other != plain and len(list(tmp_path.iterdir())) == 2
+
+
 def test_six_scores():
     (_, p1, h1, j1), (_, p8, h8, j8) = pure.multiplier_table((1, 8))
     assert (f"{p1:.4f} {h1:.4f} {j1:.6f}", f"{p8:.4f} {h8:.4f} {j8:.6f}") == (

@@ -1,0 +1,90 @@
+"""The browser tests' report (bytes per page, first working slider, prefetched moves), kept
+across pytest-xdist workers.
+
+``make browser`` runs the browser tests on several workers, each with its own Chromium, so
+that one page's waits (network idle, book.js's idle-time measures, colour transitions) overlap
+another's work.  Each worker writes what it measured to ``_build/browser_report.parts/<run>/``
+when its test module ends; at the end of the run the controller (``tests/conftest.py``) merges
+the parts, writes ``_build/browser_report.txt`` and prints it.  ``<run>`` is set once by the
+controller and inherited by its workers, so a test run beside it (``make test``'s other lane)
+never reads or clears this run's parts.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import uuid
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[2]
+PARTS = ROOT / "_build" / "browser_report.parts"
+OUT = ROOT / "_build" / "browser_report.txt"
+RUN = "ATTNLIB_BROWSER_REPORT_RUN"
+
+
+def start_run() -> None:
+    """Called by the controller before its workers start: a fresh folder for this run."""
+    os.environ[RUN] = uuid.uuid4().hex
+
+
+def save_part(data: dict) -> None:
+    """One worker's (or a run without workers') measurements."""
+    if not any(data.get(k) for k in ("bytes", "first_slider", "prefetched")):
+        return
+    folder = PARTS / os.environ.get(RUN, "single")
+    folder.mkdir(parents=True, exist_ok=True)
+    name = os.environ.get("PYTEST_XDIST_WORKER", "main")
+    (folder / f"{name}-{uuid.uuid4().hex[:8]}.json").write_text(json.dumps(data),
+                                                                 encoding="utf-8")
+
+
+def finish() -> list[str]:
+    """Merges this run's parts, writes the report and returns its lines (none: nothing ran)."""
+    folder = PARTS / os.environ.get(RUN, "single")
+    if not folder.is_dir():
+        return []
+    data: dict = {"bytes": {}, "first_slider": {}, "prefetched": {}}
+    for part in sorted(folder.glob("*.json")):
+        got = json.loads(part.read_text(encoding="utf-8"))
+        for key in data:
+            data[key].update(got.get(key, {}))
+        data.update({k: v for k, v in got.items() if k not in data})
+    shutil.rmtree(folder, ignore_errors=True)
+    lines = format_lines(data)
+    if lines:
+        OUT.write_text("\n".join(lines) + "\n", encoding="utf-8")
+    return lines
+
+
+def format_lines(r: dict) -> list[str]:
+    lines = []
+    if r["bytes"]:
+        lines.append("bytes fetched on a first visit (MB = 10^6; gzip as a server sends them;"
+                     " frames: explorer frames prefetched once near the screen, not counted)")
+        lines.append(f"{'page':<42} {'HTML':>7} {'gzip':>7} {'all gzip':>9} {'frames':>7}")
+        for rel, (raw, sent_html, sent, pre) in sorted(r["bytes"].items()):
+            lines.append(f"{rel:<42} {raw / 1e6:7.3f} {sent_html / 1e6:7.3f} {sent / 1e6:9.3f}"
+                         f" {pre / 1e6:7.3f}")
+    if r["first_slider"]:
+        target = r["target_s"]
+        load = " ".join(f"{x:.1f}" for x in os.getloadavg()) if hasattr(os, "getloadavg") else "?"
+        lines.append("time to first working slider (s from navigation start to a key press that"
+                     f" changed the picture; median of {r['visits']} cold visits;"
+                     f" {r['workers']} browser test workers; load average at the end"
+                     f" {load} on {os.cpu_count()} CPUs)")
+        lines.append(f"{'page':<42} {'drawn':>7} {'works':>7}  (target {target} s)")
+        over = 0
+        for rel, (drawn, works, tries) in sorted(r["first_slider"].items()):
+            mark = "  over the target" if works > target else ""
+            over += bool(mark)
+            visits = ", ".join(f"{t:.3f}" for t in tries)
+            lines.append(f"{rel:<42} {drawn:7.3f} {works:7.3f}{mark}  (visits: {visits})")
+        lines.append(f"{over} of {len(r['first_slider'])} pages over the {target} s target")
+    if r["prefetched"]:
+        lines.append("a move to a prefetched frame (key press -> picture changed; 'yes' = before"
+                     " the next animation frame's callbacks, so painted in that frame)")
+        for rel, (ms, in_frame) in sorted(r["prefetched"].items()):
+            lines.append(f"{rel:<42} {ms:7.1f} ms  {'yes' if in_frame else 'NO'}")
+    return lines
