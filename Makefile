@@ -10,14 +10,18 @@ export MPLBACKEND := module://matplotlib_inline.backend_inline
 
 venv: $(STAMP)
 # uv (pinned in requirements.txt) installs the list: the same pins as pip would, in a fraction
-# of pip's time (no bytecode compiled ahead, files linked from its cache); uv reads no pip
-# configuration, so the machine's find-links (where torch's CPU wheel lies) is passed on.
-# Where uv cannot install, pip does.
+# of pip's time (files linked from its cache); uv reads no pip configuration, so the machine's
+# find-links (where torch's CPU wheel lies) is passed on.  Where uv cannot install, pip does.
+# --compile-bytecode: the .pyc files pip would write.  Without them a Python started with
+# PYTHONDONTWRITEBYTECODE=1 (this machine and CI set it) compiles every module it imports,
+# every time: `import torch` took 5 s of CPU instead of 2, in each of the hundred-odd kernels
+# and workers a `make test` starts.
 $(STAMP): requirements.txt lib/pyproject.toml
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
 	$(BIN)/python -m pip install -q --disable-pip-version-check "$$(sed -n 's/^\(uv==[^ #]*\).*/\1/p' requirements.txt)"
 	links="$${UV_FIND_LINKS:-$${PIP_FIND_LINKS:-$$($(BIN)/python -m pip config get global.find-links 2>/dev/null)}}"; \
-	UV_FIND_LINKS="$$links" $(BIN)/uv pip install -q --python $(BIN)/python -r requirements.txt \
+	UV_FIND_LINKS="$$links" $(BIN)/uv pip install -q --compile-bytecode --python $(BIN)/python \
+	    -r requirements.txt \
 	    || $(BIN)/python -m pip install -q --disable-pip-version-check -r requirements.txt
 	touch $(STAMP)
 

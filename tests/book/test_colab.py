@@ -99,10 +99,12 @@ def freeze(python: Path) -> dict[str, str]:
     return found
 
 
-def _install_exactly(python: Path, requirements: Path) -> None:
+def _install_exactly(python: Path, requirements: Path, compile_bytecode: bool) -> None:
     """The list's versions and nothing else (``--no-deps``: nothing a resolver would add, or a
     torch it would fetch).  With uv, from the test's own environment (requirements.txt), when
-    it is there: the same files, unpacked once and linked into both variants; pip otherwise."""
+    it is there: the same files, unpacked once and linked into both variants; pip otherwise.
+    ``compile_bytecode``: the .pyc files pip writes (Colab has them); worth their time where
+    many kernels start, since with PYTHONDONTWRITEBYTECODE=1 each would compile torch anew."""
     uv = Path(sys.executable).parent / "uv"
     if not uv.is_file():
         subprocess.run([str(python), "-m", "ensurepip", "-q"], check=True)
@@ -112,6 +114,7 @@ def _install_exactly(python: Path, requirements: Path) -> None:
     if os.environ.get("PIP_FIND_LINKS") and "UV_FIND_LINKS" not in env:
         env["UV_FIND_LINKS"] = os.environ["PIP_FIND_LINKS"]  # where this machine's torch lies
     subprocess.run([str(uv), "pip", "install", "-q", "--python", str(python), "--no-deps",
+                    *(["--compile-bytecode"] if compile_bytecode else []),
                     "-r", str(requirements)], check=True, env=env)
 
 
@@ -123,7 +126,9 @@ def _environment(variant: str) -> Path:
     want = pins(variant)
     venv = ROOT / "_build" / f"colab-{variant}"
     python = venv / "bin" / "python"
-    key = hashlib.sha256(json.dumps([sys.version, sorted(want.items())]).encode()).hexdigest()
+    compiled = variant == "colab"  # the colab variant starts a kernel per chapter; ipywidgets8 two
+    key = hashlib.sha256(json.dumps([sys.version, sorted(want.items()), compiled]).encode()
+                         ).hexdigest()
     stamp = venv / ".versions"
     venv.parent.mkdir(parents=True, exist_ok=True)
     with open(venv.parent / f".colab-{variant}.lock", "w") as lock:
@@ -135,7 +140,7 @@ def _environment(variant: str) -> Path:
         subprocess.run([sys.executable, "-m", "venv", "--without-pip", str(venv)], check=True)
         requirements = venv / "requirements.txt"
         requirements.write_text("".join(f"{n}=={v}\n" for n, v in want.items()))
-        _install_exactly(python, requirements)
+        _install_exactly(python, requirements, compile_bytecode=compiled)
         got = freeze(python)
         assert got == want, {n: (want.get(n), got.get(n)) for n in {*want, *got}
                              if want.get(n) != got.get(n)}
