@@ -34,7 +34,7 @@ logger = logging.getLogger(__name__)
 
 STATUS_TEXT = {
     "exact": "✔ 자리까지 재현",
-    "shape": "≈ 같은 모양 (시드·조건이 다름)",
+    "shape": "≈ 같은 모양 (시드·조건이 다르거나 글이 어림값만 적음)",
     "erratum": "≠ 글과 다름 (정오표)",
     "roundoff": "✔ 반올림 크기 (한계 아래에서 재현)",
     "qualified": "△ 조건이 붙어야 맞음 (조건을 계산으로 확인)",

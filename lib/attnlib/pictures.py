@@ -591,26 +591,37 @@ def _glyphs_strict():
         yield
 
 
-def _png_output(png: bytes, width: int, height: int) -> dict:
+def _png_output(png: bytes, width: int, height: int, alt: str | None = None) -> dict:
+    meta = {"width": width, "height": height}
+    if alt is not None:
+        meta["alt"] = alt
     return {
         "output_type": "display_data",
         "data": {"image/png": base64.b64encode(png).decode("ascii"), "text/plain": "<Figure>"},
-        "metadata": {"image/png": {"width": width, "height": height}},
+        "metadata": {"image/png": meta},
     }
 
 
-def _view_output(view, dpi: float, compact: bool) -> dict:
-    """A ``plots.View`` frame: only its changing artists are drawn (see ``View.rgba``)."""
+def _one_alt(fig) -> str:
+    """The alt text of the whole figure as one picture (``describe`` with a single tile)."""
+    return describe(fig, _tile_axes(fig, [], [0, 1]))[0]
+
+
+def _view_output(view, dpi: float, compact: bool, alt: bool = False) -> dict:
+    """A ``plots.View`` frame: only its changing artists are drawn (see ``View.rgba``);
+    ``alt``: with the frame's alt text (the static picture a kernel's explorer leaves)."""
     from PIL import Image
 
     with _glyphs_strict():
         rgba = view.rgba(dpi)
     img = Image.fromarray(rgba)
-    return _png_output(encode_png(img, compact=compact), img.width, img.height)
+    return _png_output(encode_png(img, compact=compact), img.width, img.height,
+                       _one_alt(view.fig) if alt else None)
 
 
-def _figure_output(fig, fmt: str, dpi: float, compact: bool = True) -> dict:
-    """A matplotlib Figure as one ``display_data`` output (PNG or SVG)."""
+def _figure_output(fig, fmt: str, dpi: float, compact: bool = True, alt: bool = False) -> dict:
+    """A matplotlib Figure as one ``display_data`` output (PNG or SVG); ``alt``: with its alt
+    text."""
     import matplotlib.pyplot as plt
     from PIL import Image
 
@@ -620,19 +631,21 @@ def _figure_output(fig, fmt: str, dpi: float, compact: bool = True) -> dict:
             fig.savefig(buf, format="svg", metadata={"Date": None})
         else:
             fig.savefig(buf, format="png", dpi=dpi, metadata={"Software": None})
+    text = _one_alt(fig) if alt else None  # drawn by savefig: tick labels are set
     plt.close(fig)  # a no-op for figures pyplot does not manage
     if fmt == "svg":
         return {
             "output_type": "display_data",
             "data": {"image/svg+xml": buf.getvalue().decode(), "text/plain": "<Figure>"},
-            "metadata": {},
+            "metadata": {"image/svg+xml": {"alt": text}} if text is not None else {},
         }
     img = Image.open(io.BytesIO(buf.getvalue()))
-    return _png_output(encode_png(img, compact=compact), img.width, img.height)
+    return _png_output(encode_png(img, compact=compact), img.width, img.height, text)
 
 
 def render_outputs(
-    result: Any, *, fmt: str = "png", dpi: float = 90, compact: bool = True, book: bool = False
+    result: Any, *, fmt: str = "png", dpi: float = 90, compact: bool = True, book: bool = False,
+    alt: bool = False,
 ) -> list[dict]:
     """Turn what ``func`` returned into nbformat output dicts (figures, text, HTML).
 
@@ -641,6 +654,8 @@ def render_outputs(
     ``book``: a frame of the built book: figures become ``attnlib.pictures`` tiles (lossless
     WebP at two device pixels per CSS pixel, alt text, checked for phones), ``dpi`` being
     the CSS pixels per inch.
+    ``alt``: outside the book, give a figure its alt text too (a kernel's explorer does for
+    the first frame, the picture a notebook file keeps; later frames skip it).
     """
     from matplotlib.figure import Figure
 
@@ -650,7 +665,8 @@ def render_outputs(
         return [
             out
             for item in result
-            for out in render_outputs(item, fmt=fmt, dpi=dpi, compact=compact, book=book)
+            for out in render_outputs(item, fmt=fmt, dpi=dpi, compact=compact, book=book,
+                                      alt=alt)
         ]
     if book and fmt != "svg" and (is_view(result) or isinstance(result, Figure)):
         with _glyphs_strict():
@@ -662,10 +678,10 @@ def render_outputs(
         return outs
     if is_view(result):
         if fmt == "svg":
-            return [_figure_output(result.fig, fmt, dpi, compact)]
-        return [_view_output(result, dpi, compact)]
+            return [_figure_output(result.fig, fmt, dpi, compact, alt)]
+        return [_view_output(result, dpi, compact, alt)]
     if isinstance(result, Figure):
-        return [_figure_output(result, fmt, dpi, compact)]
+        return [_figure_output(result, fmt, dpi, compact, alt)]
     if isinstance(result, str):
         text = result if result.endswith("\n") else result + "\n"
         return [{"output_type": "stream", "name": "stdout", "text": text}]

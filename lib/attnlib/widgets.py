@@ -96,9 +96,11 @@ class Explorer(W.VBox):
 class LiveExplorer(Explorer):
     """A live explorer: shown with a picture of its first frame, which it then sends."""
 
-    def __init__(self, children, *, fallback: dict, show: Callable[[], None], **kwargs):
+    def __init__(self, children, *, fallback: dict, show: Callable[[], None],
+                 fallback_metadata: dict | None = None, **kwargs):
         super().__init__(children, **kwargs)
         self._fallback = fallback
+        self._fallback_metadata = fallback_metadata or {}
         self._show_current = show
 
     def _repr_mimebundle_(self, **kwargs):
@@ -110,9 +112,11 @@ class LiveExplorer(Explorer):
 
     def _ipython_display_(self, **kwargs):
         # IPython prefers this to _repr_mimebundle_: show the view, then send the first frame.
+        # The picture's metadata (its alt text, CSS size) goes with it, so the notebook file
+        # keeps them too.
         from IPython.display import display
 
-        display(self._repr_mimebundle_(**kwargs), raw=True)
+        display(self._repr_mimebundle_(**kwargs), raw=True, metadata=self._fallback_metadata)
         self._show_current()
 
 
@@ -170,9 +174,10 @@ def explorer(
 
     start = {name: initial.get(name, values[0]) for name, values, _ in spec}
 
-    def outputs_at(values: Mapping[str, Any], compact: bool = True) -> list[dict]:
+    def outputs_at(values: Mapping[str, Any], compact: bool = True,
+                   alt: bool = False) -> list[dict]:
         return render_outputs(func(**values), fmt=fmt, dpi=dpi, compact=compact,
-                              book=mode == "frozen")
+                              book=mode == "frozen", alt=alt)
 
     if mode == "frozen":  # the built book: native controls, frames as files (explorer_page);
         # no ipywidget is made, so the page carries no widget state
@@ -190,18 +195,19 @@ def explorer(
     # forth over the slider's few values costs nothing after the first pass.
     seen: dict[tuple, list[dict]] = {}
 
-    def cached_outputs_at(values: Mapping[str, Any], compact: bool = False) -> list[dict]:
-        # Frames after the first are encoded fast (zlib level 1): they go once to the
-        # front end, and the time a reader waits matters more than their bytes.
+    def cached_outputs_at(values: Mapping[str, Any], compact: bool = False,
+                          alt: bool = False) -> list[dict]:
+        # Frames after the first are encoded fast (zlib level 1) and without alt text: they go
+        # once to the front end, and the time a reader waits matters more than their bytes.
         key = tuple(repr(values[n]) for n in names)
         if key not in seen:
-            seen[key] = outputs_at(values, compact)
+            seen[key] = outputs_at(values, compact, alt)
         return seen[key]
 
     # The first frame is computed now, so an error in `func` fails the cell; it is sent
     # like every later frame once the view is displayed (LiveExplorer), and kept as the
     # static picture beside the view.
-    first = cached_outputs_at(start, compact=True)  # kept in the notebook file
+    first = cached_outputs_at(start, compact=True, alt=True)  # kept in the notebook file
     out = W.Output()
 
     def show(_change=None):
@@ -220,12 +226,15 @@ def explorer(
 
     for c in controls:
         c.observe(show, names="value")
-    fallback = {}
+    fallback, fallback_metadata = {}, {}
     for o in first:
         if o["output_type"] == "display_data":
             for key in ("image/png", "image/svg+xml"):
                 if key in o["data"] and key not in fallback:
                     fallback[key] = o["data"][key]
+                    if key in o.get("metadata", {}):
+                        fallback_metadata[key] = o["metadata"][key]
     start_text = ", ".join(f"{n} = {_label(v)}" for n, v in start.items())
     fallback["text/plain"] = f"[탐색기: {start_text}. 커널에서 실행하면 슬라이더가 움직입니다.]"
-    return LiveExplorer([*controls, out], layout=box_layout, fallback=fallback, show=show)
+    return LiveExplorer([*controls, out], layout=box_layout, fallback=fallback, show=show,
+                        fallback_metadata=fallback_metadata)

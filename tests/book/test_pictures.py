@@ -116,3 +116,21 @@ def test_palette_keeps_the_white_ground():
     rgb = Image.fromarray(np.full((8, 8, 3), 255, np.uint8))
     pal = plots.quantize(rgb)
     assert pal.convert("RGB").getpixel((0, 0)) == (255, 255, 255)
+
+
+def test_every_picture_stored_in_a_chapter_has_alt_text():
+    """Round 4, part 2 D7: the notebook files (GitHub, Colab before running) show the stored
+    pictures; each has the alt text the book's have, explorers' first frames included."""
+    import json
+    from pathlib import Path
+
+    root = Path(__file__).resolve().parents[2] / "chapters"
+    missing = []
+    for path in sorted(root.rglob("*.ipynb")):
+        for i, cell in enumerate(json.loads(path.read_text(encoding="utf-8"))["cells"]):
+            for out in cell.get("outputs", []):
+                for mime in ("image/png", "image/webp", "image/svg+xml"):
+                    if mime in out.get("data", {}) and not out.get("metadata", {}).get(
+                            mime, {}).get("alt"):
+                        missing.append(f"{path.name} cell {i} ({mime})")
+    assert not missing, missing

@@ -199,6 +199,22 @@ def test_live_fallback_picture_for_static_viewers():
     assert base64.b64decode(bundle["image/png"])[:4] == b"\x89PNG"
 
 
+def test_live_fallback_picture_keeps_its_alt_text(monkeypatch):
+    """Part 2 D7 (round 4): the picture a notebook file keeps of a kernel's explorer has the
+    alt text the book's frames have (what it plots, the title), in the output's metadata."""
+    from IPython import display as ipd
+
+    ex = widgets.explorer(_frame, sliders={"d_k": [4, 8]}, mode="live")
+    shown = []
+    monkeypatch.setattr(ipd, "display", lambda obj, **kw: shown.append((obj, kw)))
+    ex._ipython_display_()
+    (bundle, kw), = shown
+    assert "image/png" in bundle and kw["raw"] is True
+    alt = kw["metadata"]["image/png"]["alt"]
+    assert "점수 분포 d_k = 4" in alt and "선" in alt, alt
+    assert kw["metadata"]["image/png"]["width"] > 0
+
+
 def test_mode_comes_from_the_environment(monkeypatch, frames):
     from attnlib import explorer_page
 

@@ -411,7 +411,7 @@ MUTANTS["mask_add"] = [
 
 
 def _dropped(G, Q, K, V, M, p, *, u_rescale=True, v_rescale=True, in_U=True, on_delta=False,
-             in_dV=True, r_tilde=False):
+             in_dV=True, r_twice=False):
     s = scale(Q)
     P = softmax(s * Q @ swap(K))
     keep_U = M / (1 - p) if u_rescale else M
@@ -420,7 +420,7 @@ def _dropped(G, Q, K, V, M, p, *, u_rescale=True, v_rescale=True, in_U=True, on_
     U = G @ swap(V)
     if in_U:
         U = U * keep_U
-    r = ((P * keep_V if r_tilde else P) * U).sum(-1, keepdims=True)
+    r = ((P * keep_V if r_twice else P) * U).sum(-1, keepdims=True)  # U already dropped
     D = P * (U - r)
     if on_delta:
         D = D * M / (1 - p)
@@ -436,7 +436,7 @@ MUTANTS["dropout_backward"] = [
     ("dropout_on_delta", lambda G, Q, K, V, M, p: _dropped(G, Q, K, V, M, p, in_U=False,
                                                            on_delta=True)),
     ("dropout_not_in_dV", lambda G, Q, K, V, M, p: _dropped(G, Q, K, V, M, p, in_dV=False)),
-    ("dropout_r_tilde", lambda G, Q, K, V, M, p: _dropped(G, Q, K, V, M, p, r_tilde=True)),
+    ("dropout_r_twice", lambda G, Q, K, V, M, p: _dropped(G, Q, K, V, M, p, r_twice=True)),
 ]
 
 
@@ -561,7 +561,7 @@ MUTANTS["blockwise_backward"] = [
 
 CAUSAL_BLOCKWISE = [
     ("causal_missing", _bw()),
-    ("causal_missing", _bw(causal=True, mask_in_backward=False)),
+    ("causal_diagonal_unmasked", _bw(causal=True, mask_in_backward=False)),
     ("block_skip_partial", _bw(causal=True, skip="slip")),
     ("block_r", _bw(causal=True, r_block=True)),
 ]
@@ -843,6 +843,10 @@ PROMISES = [
      check.softmax_vjp, [
         (lambda P, U: P * (U - U.mean(-1, keepdims=True)), "r_without_P"),
         (lambda P, U: P * (U - (P * U).sum(-2, keepdims=True)), "r_axis"),
+    ]),
+    ("ex-10-1-sol-start", "두 번 들어가고, 검사기가 그 실수를 알려 줍니다",
+     check.dropout_backward, [
+        (lambda G, Q, K, V, M, p: _dropped(G, Q, K, V, M, p, r_twice=True), "dropout_r_twice"),
     ]),
     ("ex-14-1-sol-start", "검사기가 그것도 알아봅니다", check.layernorm_backward, [
         (_ln_torch_std, "ln_unbiased"),

@@ -1007,3 +1007,70 @@ def test_a_rule_the_grader_does_not_check_is_said_when_an_answer_breaks_it(check
     text = flat(graded(checker, fn))
     assert text.startswith("✔"), text
     assert "검사하지 않은 것: " + said in text, text
+
+
+# ------------------------------- hints that named another mistake (round-4 referees) ----
+
+
+def dropout_r_with(G, Q, K, V, M, p_drop, *, r_from):
+    """Exercise 10-1 with r computed as ``r_from(P, P̃, U, GVᵀ)`` (U already dropped)."""
+    s = rsqrt_d(Q)
+    P = A.softmax(Q @ tr(K) * s)
+    keep = M / (1 - p_drop)
+    GV = G @ tr(V)
+    U = GV * keep
+    r = r_from(P, P * keep, U, GV)
+    D = P * (U - r)
+    return D @ K * s, tr(D) @ Q * s, tr(P * keep) @ G
+
+
+@pytest.mark.parametrize("r_from", [
+    lambda P, Pt, U, GV: (P * U).sum(-1, keepdims=True),    # P and the dropped U
+    lambda P, Pt, U, GV: (Pt * GV).sum(-1, keepdims=True),  # P̃ and the undropped GVᵀ
+], ids=["P-U", "P_tilde-GV"])
+def test_r_from_p_tilde_with_the_undropped_gv_is_right(r_from):
+    """Part 2 D1 (round 4): r = Σ P̃ ⊙ GVᵀ = G·O is as right as Σ P ⊙ U; it passes."""
+    text = graded(check.dropout_backward, lambda *a: dropout_r_with(*a, r_from=r_from))
+    assert passes(text), text
+
+
+def test_the_mask_twice_in_r_is_named_as_such():
+    """Part 2 D1 (round 4): r = Σ P̃ ⊙ U puts M/(1 − p) in twice; the hint says so and no longer
+    blames P̃ (r from P̃ is right with the undropped GVᵀ, above)."""
+    text = graded(check.dropout_backward, lambda *a: dropout_r_with(
+        *a, r_from=lambda P, Pt, U, GV: (Pt * U).sum(-1, keepdims=True)))
+    assert fails_with(text, "dropout_r_twice"), text
+    assert "두 번 들어갔습니다" in flat(text) and "r 을 P̃ 로 구했습니다" not in flat(text), text
+
+
+def blockwise_diagonal_unmasked(G, Q, K, V, O, lse, bq, bk):
+    """Exercise 18-2 with the right skip (j0 > i1 − 1) but no mask inside the diagonal blocks."""
+    n, m = Q.shape[-2], K.shape[-2]
+    s = rsqrt_d(Q)
+    r = (G * O).sum(-1)
+    dQ, dK, dV = np.zeros(Q.shape), np.zeros(K.shape), np.zeros(V.shape)
+    for i in range(0, n, bq):
+        last = min(i + bq, n) - 1
+        for j in range(0, m, bk):
+            if j > last:  # the whole block lies above the diagonal
+                continue
+            P = np.exp(Q[..., i:i + bq, :] @ tr(K[..., j:j + bk, :]) * s
+                       - lse[..., i:i + bq, None])  # no np.where(k ≤ q, P, 0) here
+            D = P * (G[..., i:i + bq, :] @ tr(V[..., j:j + bk, :]) - r[..., i:i + bq, None])
+            dV[..., j:j + bk, :] += tr(P) @ G[..., i:i + bq, :]
+            dQ[..., i:i + bq, :] += D @ K[..., j:j + bk, :] * s
+            dK[..., j:j + bk, :] += tr(D) @ Q[..., i:i + bq, :] * s
+    return dQ, dK, dV
+
+
+def test_a_mask_left_out_of_the_diagonal_blocks_is_not_called_no_mask():
+    """Part 3 D2 (round 4): the reader skipped exactly the right blocks; the hint must say that the
+    diagonal blocks were left unmasked, not that no causal mask was applied."""
+    text = graded(check.blockwise_backward, blockwise_diagonal_unmasked, causal=True)
+    assert fails_with(text, "causal_diagonal_unmasked"), text
+    assert "인과 마스크를 걸지 않았습니다" not in flat(text), text
+    # no mask and no skip at all is still the other mistake
+    text = graded(check.blockwise_backward,
+                  lambda G, Q, K, V, O, lse, bq, bk: blockwise(G, Q, K, V, O, lse, bq, bk),
+                  causal=True)
+    assert fails_with(text, "causal_missing"), text

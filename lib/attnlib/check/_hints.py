@@ -117,8 +117,9 @@ HINTS = {
     "dropout_on_delta": "드롭아웃 마스크를 Δ 에 걸었습니다. 마스크는 U 에 걸고 r 과 Δ 는 그 U 로 "
                         "구합니다. 떨어뜨린 자리의 Δ 는 −P r 이라 0 이 아닙니다.",
     "dropout_not_in_dV": "dV 에 드롭아웃을 빠뜨렸습니다: dV = P̃ᵀ G.",
-    "dropout_r_tilde": "r 을 P̃ 로 구했습니다. softmax 의 VJP 는 softmax 의 출력 P 로 합니다: "
-                       "r_i = Σ_j P_ij U_ij.",
+    "dropout_r_twice": "r 에 드롭아웃이 두 번 들어갔습니다. U 에 이미 M/(1 − p_drop) 이 "
+                       "있는데 P̃ 와 곱했습니다. r 은 P 와 그 U 로 (r_i = Σ_j P_ij U_ij), 또는 "
+                       "P̃ 와 드롭아웃 전의 G Vᵀ 로 구합니다: 둘 다 r_i = G_i · O_i.",
     # entropy
     "zero_log_zero": "P = 0 인 자리에서 0 · log 0 이 NaN 이 되었습니다. 그 자리의 항은 0 으로 "
                      "두세요 (np.where 로, 또는 P > 0 인 자리만 더해서).",
@@ -168,6 +169,10 @@ HINTS = {
                   "range(0, m, block_k) 로 돌고 K[..., j:j+block_k, :] 처럼 자르면 마지막 블록은 "
                   "저절로 짧아집니다 (질의 블록도 같습니다).",
     "causal_missing": "인과 마스크를 걸지 않았습니다. 질의 i 는 키 j ≤ i 만 봅니다.",
+    "causal_diagonal_unmasked": "통째로 가린 블록은 바르게 건너뛰었지만, 대각선이 지나는 블록 "
+                                "안에서 가린 자리 (j > i) 의 P 를 0 으로 두지 않았습니다. "
+                                "역전파가 e^(S − lse) 로 되살린 점수에도 마스크를 다시 "
+                                "거세요.",
     "causal_lower_right": "인과 마스크를 오른쪽 아래에 맞췄습니다 (질의 n 개, 키 m 개에서 "
                           "j ≤ i + m − n; flash-attention 식). 여기서는 SDPA 의 is_causal 처럼 "
                           "왼쪽 위 (j ≤ i) 입니다.",

@@ -232,8 +232,9 @@ def _blockwise_spec(causal):
         mistakes += (
             Mistake("causal_missing", lambda G, Q, K, V, O, lse, block_q, block_k: five(
                 G, Q, K, V, _P(Q, K, lse, False), r=(G * O).sum(-1))),
-            Mistake("causal_missing", lambda G, Q, K, V, O, lse, block_q, block_k: _unmasked(
-                G, Q, K, V, O, _P(Q, K, lse, False), block_q, block_k)),
+            Mistake("causal_diagonal_unmasked",
+                    lambda G, Q, K, V, O, lse, block_q, block_k: _unmasked(
+                        G, Q, K, V, O, _P(Q, K, lse, False), block_q, block_k)),
             Mistake("block_skip_partial", blocks(_skip_partial)),
             Mistake("causal_lower_right", blocks(_kept, lambda Q, K, lse: _P(
                 Q, K, lse, "lower_right"))),

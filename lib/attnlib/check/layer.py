@@ -283,7 +283,8 @@ def _dropout_spec():
         delta = parts(G, Q, K, V).delta * M / (1 - p_drop)
         return (*qk(delta, Q, K, scale_of(Q)), reference(G, Q, K, V, M, p_drop)[2])
 
-    def r_tilde(G, Q, K, V, M, p_drop):
+    def r_twice(G, Q, K, V, M, p_drop):
+        """r = Σ_j P̃_ij U_ij with U already dropped: M/(1 − p_drop) twice in r."""
         p = parts(G, Q, K, V, M, p_drop)
         return five(G, Q, K, V, p.P, r=(p.P_tilde * p.U).sum(-1), keep=M / (1 - p_drop))
 
@@ -294,7 +295,7 @@ def _dropout_spec():
         Mistake("dropout_on_delta", on_delta),
         Mistake("dropout_not_in_dV", lambda G, Q, K, V, M, p_drop: (
             *reference(G, Q, K, V, M, p_drop)[:2], swap(parts(G, Q, K, V).P) @ G)),
-        Mistake("dropout_r_tilde", r_tilde),
+        Mistake("dropout_r_twice", r_twice),
         Mistake("dropout_over_p", lambda G, Q, K, V, M, p_drop: reference(G, Q, K, V, M,
                                                                          1.0 - p_drop)),
         Mistake("overflow", lambda G, Q, K, V, M, p_drop: five(

@@ -156,7 +156,8 @@ def _entropy_spec():
         C.case({"P": causal_P}, "0 이 있는 행", "원-핫",
                note="인과 마스크의 P (0 이 있고, 첫 행은 원-핫)"),
         C.case({"P": np.full((3, 4), 0.25)}, "균등분포", note="균등분포"),
-        C.case({"P": C.rows_of_probabilities(2, (2, 3, 4, 6), spread=3.0)}, "(B, H, n, m)"),
+        C.case({"P": C.rows_of_probabilities(2, (2, 3, 4, 6), spread=3.0)},
+               "(배치, 헤드, n, m)"),  # not (B, H, n, m): H is the entropy in ex-13-1
         C.case({"P": heads}, "헤드마다 다른 0 의 자리",
                note="헤드 셋: 0 없음, 인과 마스크 (첫 행 원-핫), 패딩 (0 이 있고 원-핫 없음)"),
     ]
