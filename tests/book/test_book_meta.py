@@ -162,6 +162,11 @@ def test_repository_url_written_once_with_launch_buttons():
     assert CONFIG["launch_buttons"]["colab_url"] == "https://colab.research.google.com"
     assert CONFIG["html"]["use_repository_button"] is True
     assert (ROOT / "_config.yml").read_text(encoding="utf-8").count(url) == 1
+    # a page that quotes the book's address quotes this one (usage.md's Colab section does;
+    # links to other projects' issues are links, not quoted code)
+    for page in (ROOT / "README.md", ROOT / "index.md", ROOT / "chapters" / "usage.md"):
+        named = set(re.findall(r"`(https://github\.com/[^`\s#]+)`", page.read_text("utf-8")))
+        assert named <= {url}, f"{page.name} names {sorted(named - {url})}, not {url}"
 
 
 def test_toc_names_existing_files_and_every_chapter():
