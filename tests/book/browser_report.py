@@ -45,12 +45,13 @@ def finish() -> list[str]:
     folder = PARTS / os.environ.get(RUN, "single")
     if not folder.is_dir():
         return []
-    data: dict = {"bytes": {}, "first_slider": {}, "prefetched": {}}
+    tables = ("bytes", "first_slider", "prefetched")
+    data: dict = {key: {} for key in tables}
     for part in sorted(folder.glob("*.json")):
         got = json.loads(part.read_text(encoding="utf-8"))
-        for key in data:
+        for key in tables:
             data[key].update(got.get(key, {}))
-        data.update({k: v for k, v in got.items() if k not in data})
+        data.update({k: v for k, v in got.items() if k not in tables})
     shutil.rmtree(folder, ignore_errors=True)
     lines = format_lines(data)
     if lines:
