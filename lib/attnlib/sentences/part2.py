@@ -17,7 +17,9 @@ SENTENCES = [
        "torch autograd 의 V.grad 와 P.grad(retain_grad) 가 PᵀG, GVᵀ 와 같고 shape 가 맞다"),
     _s("06_shapes/u_sign",
        "$U_{ij} > 0$ 이면 $P_{ij}$ 를 키울 때 손실이 커진다",
-       "모든 (i, j) 에서 P_ij 하나를 키울 때 L = Σ G⊙(PV) 의 변화율이 U_ij = G_i·V_j 와 같다"),
+       "라이브러리의 U 가 ∂L/∂P 를 따로 구한 값(L = ½‖PV − T‖², T = O − G: P 를 잎으로 둔 torch "
+       "autograd, P_ij 하나의 중심차분)과 같고, 모든 (i, j) 에서 P_ij 만 키우면 손실이 커지는 "
+       "자리가 U_ij > 0 인 자리와 같다 (부호가 둘 다 있는 12개 성분)"),
     _s("06_shapes/no_jacobian",
        r"$\partial L/\partial V$ 에는 softmax 의 야코비안이 들어 있지 않다",
        "P 만으로 만든 PᵀG 가 softmax 를 거친 autograd 의 ∂L/∂V 와 같다"),
