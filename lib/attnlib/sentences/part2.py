@@ -104,7 +104,9 @@ SENTENCES = [
        "전부 가린 float16 행의 softmax 가 NaN; bfloat16 의 −1e9 는 유한"),
     _s("09_masks/ftz",
        r"비정규수를 0으로 버리는 커널에서는 float32 의 문턱이 약 $-87.3$ 이다",
-       "ln(np.finfo(float32).tiny) 를 둘째 자리까지 반올림하면 −87.34"),
+       "torch.set_flush_denormal(True) 를 켠 torch CPU 에서 float32 exp 의 문턱을 다시 찾으면 "
+       "ln(가장 작은 정규수) = −87.34 와 1e-3 안으로 같고, fill = −100 으로 가린 자리의 P 가 켜면 "
+       "0, 끄면 0이 아니다 (켤 수 없는 CPU 에서는 잰 것이 아니라 ln 값뿐이라고 적는다)"),
     _s("09_masks/between",
        "지수가 그 사이에 있으면 float64 에서만 샌다(float64 의 문턱 바로 위에서는 float64 의 $P$, "
        r"$\Delta$ 도 0으로 잘리기도 한다)",
