@@ -17,7 +17,9 @@ SENTENCES = [
        "torch autograd 의 V.grad 와 P.grad(retain_grad) 가 PᵀG, GVᵀ 와 같고 shape 가 맞다"),
     _s("06_shapes/u_sign",
        "$U_{ij} > 0$ 이면 $P_{ij}$ 를 키울 때 손실이 커진다",
-       "모든 (i, j) 에서 P_ij 하나를 키울 때 L = Σ G⊙(PV) 의 변화율이 U_ij = G_i·V_j 와 같다"),
+       "라이브러리의 U 가 ∂L/∂P 를 따로 구한 값(L = ½‖PV − T‖², T = O − G: P 를 잎으로 둔 torch "
+       "autograd, P_ij 하나의 중심차분)과 같고, 모든 (i, j) 에서 P_ij 만 키우면 손실이 커지는 "
+       "자리가 U_ij > 0 인 자리와 같다 (부호가 둘 다 있는 12개 성분)"),
     _s("06_shapes/no_jacobian",
        r"$\partial L/\partial V$ 에는 softmax 의 야코비안이 들어 있지 않다",
        "P 만으로 만든 PᵀG 가 softmax 를 거친 autograd 의 ∂L/∂V 와 같다"),
@@ -102,7 +104,9 @@ SENTENCES = [
        "전부 가린 float16 행의 softmax 가 NaN; bfloat16 의 −1e9 는 유한"),
     _s("09_masks/ftz",
        r"비정규수를 0으로 버리는 커널에서는 float32 의 문턱이 약 $-87.3$ 이다",
-       "ln(np.finfo(float32).tiny) 를 둘째 자리까지 반올림하면 −87.34"),
+       "torch.set_flush_denormal(True) 를 켠 torch CPU 에서 float32 exp 의 문턱을 다시 찾으면 "
+       "ln(가장 작은 정규수) = −87.34 와 1e-3 안으로 같고, fill = −100 으로 가린 자리의 P 가 켜면 "
+       "0, 끄면 0이 아니다 (켤 수 없는 CPU 에서는 잰 것이 아니라 ln 값뿐이라고 적는다)"),
     _s("09_masks/between",
        "지수가 그 사이에 있으면 float64 에서만 샌다(float64 의 문턱 바로 위에서는 float64 의 $P$, "
        r"$\Delta$ 도 0으로 잘리기도 한다)",
@@ -135,8 +139,9 @@ SENTENCES = [
        "dQ, dK, dV 가 attnlib.numpy, attnlib.torch, torch autograd 에서 같다"),
     _s("11_dq_dk/only_k",
        r"$K$ 의 기울기만 $\sqrt{d_k}$ 배 작아진다",
-       "d_k = 1, 2, 4, 9, 16, 64 에서 버그의 dK 가 참값의 1/√d_k (√d_k 와 d_k/2 가 같은 d_k = 4 "
-       "만이 아니라), dQ 와 dV 는 참값 그대로 (상대 1e-13)"),
+       "d_k = 1, 2, 4, 9, 16, 64 에서 버그를 손으로 쓴 역전파(Q' = Q/√d_k, dK = ΔᵀQ'/√d_k)의 "
+       "dK 가 torch 자동미분의 1/√d_k (√d_k 와 d_k/2 가 같은 d_k = 4 만이 아니라), dQ 와 dV 는 "
+       "자동미분 그대로 (최대 성분의 1e-12); 라이브러리의 double_scale 도 같은 값"),
     _s("11_dq_dk/check_d4_d1",
        "기울기 검사는 $d_k = 4$ 에서 상대오차 1/3 으로 바로 잡아내고, $d_k = 1$ 로만 시험하면 "
        "보이지 않는다",

@@ -11,7 +11,9 @@ SENTENCES = [
        "attention_lse 와 SDPA 와의 최대 차이 < 1e-12, 블록 크기 (1,1), (3,5), (10,37), (64,64)"),
     _s("17_online_softmax/one_pass",
        "키와 값을 블록으로 나눠 한 번만 읽으며",
-       "attention_blockwise_steps 의 블록 경계: 키 24개를 4개씩 여섯 블록, 한 번씩"),
+       "attention_blockwise 에 K, V 대신 읽힐 때마다 키 번호를 적는 배열을 주면(슬라이스는 그 "
+       "키들, 통째로 쓰면 모든 키), 블록 크기 10×8, 4×8, 1×5 모두 키 하나를 질의 블록마다 K 에서 "
+       "한 번, V 에서 한 번 읽고 결과는 attention 과 같다"),
     _s("17_online_softmax/l_drops_at_max",
        "$\\ell$ 이 작아지는 블록은 최댓값이 커진 블록뿐이다",
        "블록마다의 ℓ 이 줄어든 자리가 모두 s_max 가 커진 자리"),
