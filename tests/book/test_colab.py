@@ -40,7 +40,6 @@ built once (a file lock), each worker installs into its own layer.
 from __future__ import annotations
 
 import hashlib
-import importlib.util
 import json
 import os
 import re
@@ -394,15 +393,12 @@ def _explorer_calls() -> list[tuple[str, str]]:
     """Every explorer of the built book as its chapter's cell makes it: ``(page, Python line)``
     calling ``attnlib.live.explorer`` with the page data's live spec (class, inputs, values,
     text) and controls (which are sliders, which toggles, the initial values, the labels)."""
-    html = ROOT / "_build" / "html"
-    if not (html / "index.html").is_file():
-        message = "no built book in _build/html: run `make book` first"
-        if os.environ.get("CI", "").lower() in ("1", "true", "yes"):
-            pytest.fail(message)
-        pytest.skip(message)
-    spec = importlib.util.spec_from_file_location("book_live_ext", ROOT / "_ext" / "live.py")
-    ext = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(ext)
+    from test_browser import HTML, _missing
+    from test_live import _ext_live
+
+    if not (HTML / "index.html").is_file():
+        _missing("no built book in _build/html: run `make book` first")
+    ext, html = _ext_live(), HTML
     calls = []
     for page in sorted(html.glob("chapters/*/*.html")):
         for data in ext.page_specs(page.read_text(encoding="utf-8")):
