@@ -65,6 +65,12 @@ lab: venv
 	$(BIN)/python -m pip install -q "jupyterlab==$(LAB_VERSION)" -c _build/constraints.txt
 	$(BIN)/jupyter lab chapters/ $(if $(filter 0,$(shell id -u)),--allow-root)
 
+# One thread per process for BLAS, OpenMP and torch where a target runs two kernels or pytest
+# workers at once on two cores (`make test` sets it for every stage: scripts/test_stages.py):
+# otherwise each process's OpenMP threads spin waiting for the other's (the PyTorch switch:
+# 104 s and 193 CPU seconds with the default threads, 57 s and 105 with one).
+ONE_THREAD = OMP_NUM_THREADS=1 OPENBLAS_NUM_THREADS=1 MKL_NUM_THREADS=1
+
 # The tests that read the built book (marker `built`) run with the browser's, after `make book`.
 UNIT_MARKERS = "not browser and not built and not colab and not switch"
 unit: venv vendor
@@ -73,11 +79,11 @@ unit: venv vendor
 # Every chapter with ATTNLIB_BACKEND=torch (usage.md's one switch), two kernels side by side;
 # also holds usage.md's list of the chapters that run so (tests/book/test_backend_switch.py).
 switch: venv
-	$(BIN)/python -m pytest tests/book/test_backend_switch.py -m switch -q -p no:cacheprovider
+	$(ONE_THREAD) $(BIN)/python -m pytest tests/book/test_backend_switch.py -m switch -q -p no:cacheprovider
 
 # nbval re-runs every chapter and compares what each cell prints with the stored output (the
 # NumPy run's, whatever ATTNLIB_BACKEND the shell has).
-NBVAL = ATTNLIB_BACKEND=numpy $(BIN)/python -m pytest --nbval chapters --nbval-sanitize-with tests/nbval_sanitize.cfg \
+NBVAL = $(ONE_THREAD) ATTNLIB_BACKEND=numpy $(BIN)/python -m pytest --nbval chapters --nbval-sanitize-with tests/nbval_sanitize.cfg \
 	    -q -p no:cacheprovider -n 2 --dist loadfile
 nbval: venv
 	$(NBVAL)
@@ -104,7 +110,7 @@ browser: venv
 
 # ipywidgets 8 runs the built book's explorers (their live specs): `make book` first.
 colab: venv
-	$(BIN)/python -m pytest tests -m colab -q -p no:cacheprovider -n 2 --durations=8
+	$(ONE_THREAD) $(BIN)/python -m pytest tests -m colab -q -p no:cacheprovider -n 2 --durations=8
 
 # Everything CI checks: lint (ruff, the chapters too; the workflows), unit tests, every chapter
 # on PyTorch, nbval (on other arithmetic than the notebooks were executed with), the strict

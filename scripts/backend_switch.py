@@ -82,6 +82,9 @@ def run_all(paths, backend: str = "torch", jobs: int = 2, report=None) -> list[R
     """Run the notebooks side by side, ``jobs`` kernels at a time; ``report(result)`` is called
     as each one ends. Results in the order of ``paths``."""
     paths = [Path(p) for p in paths]
+    if jobs > 1:  # kernels side by side: one OpenMP/BLAS thread each, or their threads spin
+        for var in ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS"):
+            os.environ.setdefault(var, "1")
     with ProcessPoolExecutor(max_workers=jobs) as pool:
         futures = {pool.submit(run, p, backend): p for p in paths}
         for f in as_completed(futures):

@@ -38,12 +38,13 @@ LANES = {
 # A stage that reads what another lane's stage makes starts after it: Colab's ipywidgets 8 run
 # takes the explorers from the built book.
 AFTER = {"colab": "book"}
+ONE_THREAD = {"OMP_NUM_THREADS": "1", "OPENBLAS_NUM_THREADS": "1", "MKL_NUM_THREADS": "1"}
 
 
 class Run:
     def __init__(self):
         self.t0 = time.monotonic()
-        self.rows: list[tuple[str, str, float, float, int]] = []
+        self.rows: list[tuple[str, str, float, float, float, int]] = []
         self.failed = threading.Event()
         self.lock = threading.Lock()
         self.done = {name: threading.Event() for stages in LANES.values() for name in stages}
@@ -52,11 +53,16 @@ class Run:
         log = LOGS / f"{name}.log"
         start = time.monotonic()
         with open(log, "w", encoding="utf-8") as out:
-            rc = subprocess.call(["make", "--no-print-directory", *targets], cwd=ROOT,
-                                 stdout=out, stderr=subprocess.STDOUT)
+            proc = subprocess.Popen(["make", "--no-print-directory", *targets], cwd=ROOT,
+                                    stdout=out, stderr=subprocess.STDOUT)
+            # wait4: the stage's CPU seconds (make and every process it waited for), which the
+            # wall clock of two lanes side by side hides
+            _, status, usage = os.wait4(proc.pid, 0)
+            proc.returncode = rc = os.waitstatus_to_exitcode(status)
         end = time.monotonic()
+        cpu = usage.ru_utime + usage.ru_stime
         with self.lock:
-            self.rows.append((name, lane, start - self.t0, end - start, rc))
+            self.rows.append((name, lane, start - self.t0, end - start, cpu, rc))
             status = "ok" if rc == 0 else f"FAILED (exit {rc})"
             print(f"\n===== {name} ({lane}): {end - start:.0f} s, {status} =====", flush=True)
             sys.stdout.write(log.read_text(encoding="utf-8", errors="replace"))
@@ -82,13 +88,15 @@ class Run:
                     event.set()
 
     def table(self) -> str:
-        lines = [f"{'stage':<16} {'lane':<7} {'start':>6} {'seconds':>8}  status"]
-        for name, lane, start, secs, rc in sorted(self.rows, key=lambda r: r[2]):
-            lines.append(f"{name:<16} {lane:<7} {start:6.0f} {secs:8.0f}  "
+        lines = [f"{'stage':<16} {'lane':<7} {'start':>6} {'seconds':>8} {'cpu s':>7}  status"]
+        for name, lane, start, secs, cpu, rc in sorted(self.rows, key=lambda r: r[2]):
+            lines.append(f"{name:<16} {lane:<7} {start:6.0f} {secs:8.0f} {cpu:7.0f}  "
                          f"{'ok' if rc == 0 else 'FAILED'}")
         busy = sum(r[3] for r in self.rows)
-        lines.append(f"{'wall clock':<16} {'':<7} {'':>6} {time.monotonic() - self.t0:8.0f}  "
-                     f"(stages' seconds added up: {busy:.0f})")
+        cpu = sum(r[4] for r in self.rows)
+        lines.append(f"{'wall clock':<16} {'':<7} {'':>6} {time.monotonic() - self.t0:8.0f} "
+                     f"{cpu:7.0f}  (stages' seconds added up: {busy:.0f}; cpu s: what the "
+                     "stage's processes used of the two cores)")
         return "\n".join(lines)
 
 
@@ -99,6 +107,12 @@ def main() -> int:
     share = ROOT / "_build" / "share"
     shutil.rmtree(share, ignore_errors=True)
     os.environ["ATTNLIB_SHARE_DIR"] = str(share)
+    # One thread per process for BLAS, OpenMP and torch.  Two lanes run side by side and most
+    # stages run two kernels or workers at once, on two cores: with each process's OpenMP
+    # threads as many as the cores, they spun waiting for one another (the PyTorch switch took
+    # 104 s and 193 CPU seconds alone, 57 s and 105 with one thread; 463 s next to the browser
+    # tests).  No stored output depends on it: nbval-portable already runs on one thread.
+    os.environ.update(ONE_THREAD)
     run = Run()
     if run.stage("-", "install", INSTALL) != 0:
         run.failed.set()

@@ -80,6 +80,16 @@ def dot_product_table(dims=(8, 64, 128, 512), n_samples=20000, seed=7):
     return rows
 
 
+def _lock(file) -> None:
+    """An exclusive lock on ``file`` until it is closed (POSIX; elsewhere no lock: the worst
+    case is the table computed twice)."""
+    try:
+        import fcntl
+    except ImportError:
+        return
+    fcntl.flock(file, fcntl.LOCK_EX)
+
+
 def _computed_once_per_run(func):
     """The same table for every stage of one ``make test`` run.
 
@@ -104,14 +114,18 @@ def _computed_once_per_run(func):
                              for k, v in bound.arguments.items()}, sys.version))
         digest = hashlib.sha256(key.encode()).hexdigest()[:20]
         path = Path(folder) / f"{func.__name__}-{digest}.json"
-        if path.is_file():
-            return [tuple(row) for row in json.loads(path.read_text(encoding="utf-8"))]
-        rows = func(*args, **kwargs)
         path.parent.mkdir(parents=True, exist_ok=True)
-        part = path.with_name(f"{path.name}.{os.getpid()}")
-        part.write_text(json.dumps(rows), encoding="utf-8")  # floats as repr: exact
-        os.replace(part, path)
-        return rows
+        # two stages that start together (the build and the unit tests) ask at once: the
+        # second waits for the first's table instead of computing it too
+        with open(path.with_name(f"{path.name}.lock"), "w") as lock:
+            _lock(lock)
+            if path.is_file():
+                return [tuple(row) for row in json.loads(path.read_text(encoding="utf-8"))]
+            rows = func(*args, **kwargs)
+            part = path.with_name(f"{path.name}.{os.getpid()}")
+            part.write_text(json.dumps(rows), encoding="utf-8")  # floats as repr: exact
+            os.replace(part, path)
+            return rows
 
     return wrapper
 

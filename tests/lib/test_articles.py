@@ -39,13 +39,38 @@ def test_the_table_is_computed_once_per_run(tmp_path, monkeypatch):
     assert not any(tmp_path.iterdir())
     monkeypatch.setenv("ATTNLIB_SHARE_DIR", str(tmp_path))
     first = pure.dot_product_table(dims=(4, 8), n_samples=50, seed=3)
-    (written,) = tmp_path.iterdir()
+    (written,) = tmp_path.glob("*.json")
     again = pure.dot_product_table((4, 8), 50, 3)
     assert first == again == plain and isinstance(again[0][0], int)
     written.write_text("[[4, 0.0, 0.0, 0.0]]")  # what a later call returns is what is there
     assert pure.dot_product_table(dims=(4, 8), n_samples=50, seed=3) == [(4, 0.0, 0.0, 0.0)]
     other = pure.dot_product_table(dims=(4, 8), n_samples=50, seed=4)
-    assert other != plain and len(list(tmp_path.iterdir())) == 2
+    assert other != plain and len(list(tmp_path.glob("*.json"))) == 2
+
+
+def test_a_second_caller_waits_for_the_first_table(tmp_path, monkeypatch):
+    """Two stages that ask at once (the build and the unit tests start together): while the
+    first holds the table's lock, the second waits, then reads the first's table instead of
+    computing its own."""
+    import fcntl
+    import threading
+
+    monkeypatch.setenv("ATTNLIB_SHARE_DIR", str(tmp_path))
+    pure.dot_product_table(dims=(4,), n_samples=10, seed=5)  # the file names of this table
+    (table,) = tmp_path.glob("*.json")
+    (lock_path,) = tmp_path.glob("*.lock")
+    table.unlink()
+    got = []
+    with open(lock_path, "w") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)  # the first caller, computing
+        second = threading.Thread(target=lambda: got.append(
+            pure.dot_product_table(dims=(4,), n_samples=10, seed=5)))
+        second.start()
+        second.join(0.5)
+        assert second.is_alive() and not got  # waiting, not computing
+        table.write_text("[[4, 1.0, 2.0, 3.0]]")  # the first caller's table
+    second.join(10)
+    assert got == [[(4, 1.0, 2.0, 3.0)]]
 
 
 def test_six_scores():
