@@ -310,7 +310,9 @@ def test_page(visit, rel, report):
     wide = page.evaluate(_WIDE_CODE)
     assert not wide, f"{rel}: code lines wider than the code column (scroll bar): {wide[:3]}"
     SHOTS.mkdir(parents=True, exist_ok=True)
-    page.screenshot(path=str(SHOTS / (rel.replace("/", "__")[:-5] + ".png")), full_page=True)
+    # JPEG: a full page of 44,000 px took 4.5 s as PNG, 3 as JPEG (for a person to look at)
+    page.screenshot(path=str(SHOTS / (rel.replace("/", "__")[:-5] + ".jpeg")), full_page=True,
+                    type="jpeg", quality=80)
     if rel in SLIDER_PAGES:
         _check_prefetched_move(page, rel, report)
         _check_sliders(page, rel)
@@ -329,11 +331,36 @@ _WIDE_CODE = """() => [...document.querySelectorAll('div.cell_input pre')]
 
 
 # What changes between light and dark mode is colour: in dark mode only the colour rules run.
-# Highlighted code takes its colours from one Pygments stylesheet on every page, and checking
-# its thousands of tokens is half of axe's time on a chapter: in dark mode they are checked on
-# one chapter with much code, chapter 9 (in light mode on every page).
 _COLOUR_RULES = ["color-contrast", "link-in-text-block", "non-text-contrast"]
-_DARK_CODE_PAGE = "chapters/part2/09_masks.html"
+
+
+def _code_tokens(rel: str) -> set[tuple[str, str]]:
+    """The kinds of highlighted text on a page: (the code block's language class, the Pygments
+    token class, or "" for text outside a token), as the built HTML has them."""
+    text = (HTML / rel).read_text(encoding="utf-8")
+    found = set()
+    for block in re.finditer(r'<div class="(highlight-[^" ]+)[^"]*"><div class="highlight">'
+                             r"(.*?)</pre>", text, re.S):
+        found.add((block.group(1), ""))
+        found |= {(block.group(1), t) for t in re.findall(r'<span class="([^"]+)"', block.group(2))}
+    return found
+
+
+def _code_colour_pages() -> list[str]:
+    """Pages on which axe checks highlighted code: together they hold every kind of token of
+    the book (chosen greedily, in PAGES order).  A token's colours come from one Pygments
+    stylesheet on one background on every page, so its contrast is the same wherever it is;
+    checking the thousands of tokens of every page took half of axe's time on a chapter."""
+    tokens = {rel: _code_tokens(rel) for rel in PAGES}
+    left, chosen = set().union(*tokens.values()) if tokens else set(), []
+    while left:
+        best = max(PAGES, key=lambda r: len(tokens[r] & left))
+        chosen.append(best)
+        left -= tokens[best]
+    return chosen
+
+
+CODE_COLOUR_PAGES = _code_colour_pages()
 
 
 def _axe(page, rel: str, mode: str, rules=None, skip_code=False) -> list[str]:
@@ -468,13 +495,15 @@ _FIGURE_TEXT = r"""() => Array.from(document.querySelectorAll('article img'))
 
 
 def _check_readers(page, rel: str):
-    """axe-core light and dark; alt texts; Korean interface; one search box; then at a phone's
-    width nothing cut and no figure text under MIN_FIGURE_TEXT_PX."""
+    """axe-core light and dark (highlighted code on CODE_COLOUR_PAGES: its markup and colours
+    are the same on every page; scrolling code boxes are _scroll_boxes_focusable's, on the whole
+    page); alt texts; Korean interface; one search box; then at a phone's width nothing cut
+    and no figure text under MIN_FIGURE_TEXT_PX."""
     if not AXE.is_file():
         _missing(f"no {AXE.relative_to(ROOT)}: run `make vendor` (npm ci)")
-    problems = _axe(page, rel, "light")
+    problems = _axe(page, rel, "light", skip_code=rel not in CODE_COLOUR_PAGES)
     _set_theme(page, "dark")
-    problems += _axe(page, rel, "dark", _COLOUR_RULES, skip_code=rel != _DARK_CODE_PAGE)
+    problems += _axe(page, rel, "dark", _COLOUR_RULES, skip_code=rel not in CODE_COLOUR_PAGES)
     _set_theme(page, "light")
     assert not problems, "axe-core:\n" + "\n".join(problems)
     bad_alts = [(src, why) for src, alt in page.evaluate(_ALTS) if (why := _bad_alt(alt))]
@@ -498,6 +527,18 @@ def _check_readers(page, rel: str):
             small.append(f"{alt!r}: text {text_px} px at {css} px, shown {shown:.0f} px wide")
     assert not small, f"{rel} at {PHONE['width']} px: figure text under " \
                       f"{MIN_FIGURE_TEXT_PX} px: {small[:5]}"
+
+
+def test_code_colours_are_checked_on_pages_with_every_token():
+    """The pages whose highlighted code axe checks (light and dark) hold every kind of token
+    the book's code blocks have; the kinds are read (Python's keywords, strings, comments, …)."""
+    if not PAGES:
+        _missing("no built book in _build/html: run `make book` first")
+    every = set().union(*(_code_tokens(rel) for rel in PAGES))
+    kinds = {t for _, t in every}
+    assert {"k", "kn", "s1", "c1", "mi", "nf", ""} <= kinds, sorted(kinds)
+    assert set().union(*(_code_tokens(rel) for rel in CODE_COLOUR_PAGES)) == every
+    assert len(CODE_COLOUR_PAGES) < len(PAGES) / 2
 
 
 def _scroll_boxes_focusable(page, rel: str, moment: str):

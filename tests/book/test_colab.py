@@ -98,12 +98,13 @@ def freeze(python: Path) -> dict[str, str]:
     return found
 
 
-def _install_exactly(python: Path, requirements: Path, compile_bytecode: bool) -> None:
+def _install_exactly(python: Path, requirements: Path) -> None:
     """The list's versions and nothing else (``--no-deps``: nothing a resolver would add, or a
     torch it would fetch).  With uv, from the test's own environment (requirements.txt), when
     it is there: the same files, unpacked once and linked into both variants; pip otherwise.
-    ``compile_bytecode``: the .pyc files pip writes (Colab has them); worth their time where
-    many kernels start, since with PYTHONDONTWRITEBYTECODE=1 each would compile torch anew."""
+    No .pyc is compiled here (uv does not; all of torch's would take 29 CPU seconds): the
+    kernels write one for each module they import (``_kernel_env``), as a Colab runtime that
+    has run once has them."""
     uv = Path(sys.executable).parent / "uv"
     if not uv.is_file():
         subprocess.run([str(python), "-m", "ensurepip", "-q"], check=True)
@@ -113,7 +114,6 @@ def _install_exactly(python: Path, requirements: Path, compile_bytecode: bool) -
     if os.environ.get("PIP_FIND_LINKS") and "UV_FIND_LINKS" not in env:
         env["UV_FIND_LINKS"] = os.environ["PIP_FIND_LINKS"]  # where this machine's torch lies
     subprocess.run([str(uv), "pip", "install", "-q", "--python", str(python), "--no-deps",
-                    *(["--compile-bytecode"] if compile_bytecode else []),
                     "-r", str(requirements)], check=True, env=env)
 
 
@@ -125,9 +125,8 @@ def _environment(variant: str) -> Path:
     want = pins(variant)
     venv = ROOT / "_build" / f"colab-{variant}"
     python = venv / "bin" / "python"
-    compiled = variant == "colab"  # the colab variant starts a kernel per chapter; ipywidgets8 two
-    key = hashlib.sha256(json.dumps([sys.version, sorted(want.items()), compiled]).encode()
-                         ).hexdigest()
+    key = hashlib.sha256(json.dumps([sys.version, sorted(want.items()), "pyc on import"]
+                                    ).encode()).hexdigest()
     stamp = venv / ".versions"
     venv.parent.mkdir(parents=True, exist_ok=True)
     with open(venv.parent / f".colab-{variant}.lock", "w") as lock:
@@ -139,7 +138,7 @@ def _environment(variant: str) -> Path:
         subprocess.run([sys.executable, "-m", "venv", "--without-pip", str(venv)], check=True)
         requirements = venv / "requirements.txt"
         requirements.write_text("".join(f"{n}=={v}\n" for n, v in want.items()))
-        _install_exactly(python, requirements, compile_bytecode=compiled)
+        _install_exactly(python, requirements)
         got = freeze(python)
         assert got == want, {n: (want.get(n), got.get(n)) for n in {*want, *got}
                              if want.get(n) != got.get(n)}
@@ -347,6 +346,10 @@ def _kernel_env(python: Path, home: Path, redirect: dict[str, str]) -> dict[str,
            and not k.startswith("GIT_CONFIG")
            and (not k.startswith("PIP_") or k in keep_pip)}
     env["PIP_CONFIG_FILE"] = os.devnull
+    # Colab's Python writes .pyc files; with this machine's PYTHONDONTWRITEBYTECODE=1 each of
+    # the twenty-odd kernels would compile torch, NumPy and matplotlib anew (the first writes
+    # them; two at once write each file atomically)
+    env.pop("PYTHONDONTWRITEBYTECODE", None)
     startup = home / "ipython" / "profile_default" / "startup"
     startup.mkdir(parents=True, exist_ok=True)
     (startup / "00-colab.py").write_text(_STARTUP)
