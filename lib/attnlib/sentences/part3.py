@@ -36,7 +36,9 @@ SENTENCES = [
        "12개 행 모두 정의대로의 r 과 rowsum(G ⊙ O) 가 1e-12 안"),
     _s("18_blockwise_backward/skip_fraction",
        "건너뛰는 블록은 $N_b(N_b-1)/2$ 개",
-       "n = m = 64, 블록 4…64: block_grid 가 건너뛴 수 = N_b(N_b − 1)/2"),
+       "n = m = 64, 블록 4…64: attention_blockwise_backward 가 점수를 계산하는 함수를 부를 때마다 "
+       "블록을 적으면, 계산하지 않은 블록이 block_grid 의 0 과 같고 그 수가 N_b(N_b − 1)/2; "
+       "fill = −1e300 이면 모든 블록을 계산"),
     _s("18_blockwise_backward/dropout_r",
        "드롭아웃이 있어도 $O$ 를 드롭아웃 뒤의 출력으로 두면 "
        "$r = \\operatorname{rowsum}(G\\odot O)$ 가 그대로 성립한다",
