@@ -241,8 +241,9 @@ def _blockwise_spec(causal):
         )
     return Spec(_name("blockwise_backward", causal), ("dQ", "dK", "dV"), cases, reference,
                 mistakes, "fn(G, Q, K, V, O, lse, block_q, block_k) -> (dQ, dK, dV)",
-                unchecked=("통째로 가린 블록을 건너뛰는지 (값과 메모리만 봅니다)" if causal
-                           else ""))
+                unchecked=("통째로 가린 블록을 건너뛰는지, 루프의 순서(바깥이 키 블록인지) "
+                           "(값과 메모리만 봅니다)" if causal
+                           else "루프의 순서(바깥이 키 블록인지) (값과 메모리만 봅니다)"))
 
 
 def _P(Q, K, lse, causal, *, divide=False, scale=None):

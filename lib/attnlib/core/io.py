@@ -23,6 +23,11 @@ in M; :func:`sram_tiles_backward` the backward's tiles (b_q, b_k), whose working
 (Q, G, dQ and K, V, dK, dV tiles plus two b_q × b_k blocks). The blockwise backward's traffic
 depends on b_k only (dQ, Q, G are swept once per key block), so its tiles keep the forward's b_k
 and shrink b_q. :func:`io_bytes` uses each pass's own tiles.
+
+The square forward tile is this model's choice, not a property of blockwise attention: the forward's
+traffic depends on b_q only, so a tall tile (large b_q, b_k ≤ d, as FlashAttention's
+B_r × B_c mirrored) has no b² term and its traffic falls as 1/M, where the square tile's falls as
+1/√M (chapter 19 says so beside the numbers that follow from it).
 """
 
 import math
