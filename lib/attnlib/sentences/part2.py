@@ -262,8 +262,8 @@ SENTENCES = [
        "B, H, n, m = 2, 4, 5, 6 과 인과 마스크에서 SDPA 의 Q, K, V .grad 가 attnlib.torch 의 다섯 "
        "줄과 같다"),
     _s("16_closing/ledger_second",
-       "글과 다르게 나온 것(≠)은 없고, 조건을 붙여야 맞는 것(△)이 둘이다",
-       "attnlib.claims 의 두 번째 글 항목에서 erratum 0개, qualified 2개 (09_masks/leak_channel, "
+       "≠(글과 다름)로 올린 것은 없고, △(조건을 붙여야 맞음)로 올린 것이 둘이다",
+       "장부의 목록 attnlib.claims 에 적은 상태로 센 두 번째 글 항목에서 erratum 0개, qualified 2개 (09_masks/leak_channel, "
        "11_dq_dk/lr_eighth), confirmed 2개 (09_masks/nan_spreads, 14_residual/identity_keeps)"),
     # ------------------------------------------------- more sentences of 08, 13, 14
     _s("08_row_rule/temp_array",
@@ -298,8 +298,10 @@ SENTENCES = [
     # ------------------------------------------- second referee of Part II (p2c)
     _s("16_closing/entropy_not_loss",
        "손실은 걸음마다 수 하나라 어느 헤드가 몰렸는지 담지 않지만, 행 엔트로피에는 보인다",
-       "13장의 300걸음 실행을 다시 돌려: 헤드 3 의 H/log m 은 내내 0.05 아래, 다른 헤드 "
-       "평균은 0.8 위 (앞 반은 손실의 모양에 대한 말이라 잴 것이 없음)"),
+       "13장의 두 300걸음 실행(정상, 헤드 3 붕괴)을 다시 돌려: 헤드 3 의 H/log m 은 내내 0.05 "
+       "아래, 다른 헤드 평균은 0.8 위; 두 손실의 차는 걸음 0 에서 20% 넘고 걸음 50 부터 299 "
+       "까지 0 보다 크고 10% 안 (앞 반, 손실이 헤드 축 없는 수 하나라는 것은 손실의 모양이라 "
+       "잴 것이 없음)"),
     _s("14_residual/stack_grows",
        r"깊이 24 에서 비가 $10^3$ 을 넘어 $10^5$ 자리까지 커진다",
        "LayerNorm 없는 스택에 잔차를 두면 깊이 24 (α = 1, 64 × 시드 5개) 의 ‖∂L/∂x_0‖/‖G‖ 가 모두 "
