@@ -117,14 +117,16 @@ SENTENCES = [
     # ----------------------------------------------------------------- 10_dropout
     _s("10_dropout/u_side",
        r"역전파에서는 $U = (GV^{\mathsf T})\odot M/(1-p_{\text{drop}})$ 로 들어간다",
-       "attnlib 의 U 가 (GVᵀ)⊙M/(1−p) 와 같고 P 는 드롭아웃이 없을 때와 같다"),
+       "같은 마스크를 곱한 torch autograd 의 ∂L/∂P (retain_grad) 가 (GVᵀ)⊙M/(1−p_drop) 와 같고 "
+       "softmax 의 P 는 드롭아웃이 없을 때와 같다"),
     _s("10_dropout/r_changes",
        "가중평균 $r$ 이 드롭아웃 마스크를 따라 바뀐다",
        "p_drop = 0.3 의 마스크에서 네 행 모두 r 이 드롭아웃 없는 r 과 다르고, 0 을 둔 "
-       "행 모두 아무것도 떨구지 않은 마스크(같은 p_drop, r 은 1/(1−p) 배일 뿐)의 r 과도 다르다"),
+       "행 모두 아무것도 떨구지 않은 마스크(같은 p_drop, r 은 1/(1−p_drop) 배일 뿐)의 r 과도 다르다"),
     _s("10_dropout/dropped_delta",
        r"떨어뜨린 자리는 $U = 0$ 이지만 $P \ne 0$ 이라 $\Delta = -P\,r$",
-       "떨어뜨린 자리마다 Δ = −P·r 이고 0이 아니다"),
+       "떨어뜨린 자리마다 torch autograd 의 ∂L/∂P 가 0, P > 0 이고 autograd 의 ∂L/∂S 가 "
+       "−P·r (r = rowsum(P ⊙ autograd 의 ∂L/∂P)) 과 같고 0이 아니다"),
     _s("10_dropout/autograd",
        "같은 마스크를 고정한 torch autograd 와 일치한다",
        "Δ, dQ, dK, dV 가 같은 마스크를 곱한 torch autograd 와 1e-12 안에서 같다"),
