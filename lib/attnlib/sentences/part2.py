@@ -65,7 +65,8 @@ SENTENCES = [
     _s("09_masks/leaks",
        r"$-\infty$ 와 $-10^9$ 은 보이는 자리가 있는 행에서 똑같이 정확한 0을 남긴다. "
        r"$-10$ 은 $P$ 와 $\Delta$ 를 $10^{-5}$ 대로 흘린다",
-       "글의 비교 코드: 가린 자리의 max P, max |Δ| 가 −inf, −1e9 에서 0, −10 에서 10⁻⁵ 대"),
+       "글의 비교 코드를 float64 와 float32 로: 가린 자리의 max P, max |Δ| 가 −inf, −1e9 에서 0, "
+       "−10 에서 10⁻⁵ 대"),
     _s("09_masks/pad_nan",
        r"글의 수식 그대로라면 패딩 행($G = 0$)의 NaN 도 모든 키의 $\partial L/\partial V$ 로 "
        r"번진다",
@@ -90,8 +91,11 @@ SENTENCES = [
        r"$W_Q$, $W_K$ 에 닿지 않는다. 닿는 것은 더하는 "
        r"마스크(실수형 "
        "마스크)뿐이다",
-       "torch 자기 어텐션, fill = −10: 마스크 전 점수 S_raw 의 가린 자리 기울기가 바꿔 넣기에서 "
-       "정확히 0, 더하기에서 10⁻⁵ 위"),
+       "torch 자기 어텐션, fill = −10: 마스크 전 점수 S_raw 의 가린 자리 기울기가 masked_fill 에서 "
+       "정확히 0, 더하기에서 10⁻⁵ 위; np.where 가 masked_fill 과 같은 점수를 만들고, attnlib 의 "
+       "불리언 마스크는 가린 자리의 Δ 가 0이 아닌데 dQ, dK 가 그 자리를 0으로 지운 Δ 로 "
+       "만들어지며 masked_fill 의 dQ 와 같다; 더하기의 dQ 는 Δ 전체로 만들어지고 SDPA 의 실수형 "
+       "마스크와 같다"),
     _s("09_masks/zero_fill",
        "가리는 값 0이 「마스크 없음」인 것도 더하기뿐이다",
        "fill = 0: 더하기의 P 가 마스크 없는 P 와 비트까지 같고 바꿔 넣기의 P 는 다르다"),
@@ -122,7 +126,8 @@ SENTENCES = [
     _s("10_dropout/r_changes",
        "가중평균 $r$ 이 드롭아웃 마스크를 따라 바뀐다",
        "p_drop = 0.3 의 마스크에서 네 행 모두 r 이 드롭아웃 없는 r 과 다르고, 0 을 둔 "
-       "행 모두 아무것도 떨구지 않은 마스크(같은 p_drop, r 은 1/(1−p_drop) 배일 뿐)의 r 과도 다르다"),
+       "행 모두 아무것도 떨구지 않은 마스크(같은 p_drop, r 은 1/(1−p_drop) 배일 뿐)의 "
+       "r 과도 다르다"),
     _s("10_dropout/dropped_delta",
        r"떨어뜨린 자리는 $U = 0$ 이지만 $P \ne 0$ 이라 $\Delta = -P\,r$",
        "떨어뜨린 자리마다 torch autograd 의 ∂L/∂P 가 0, P > 0 이고 autograd 의 ∂L/∂S 가 "
@@ -271,8 +276,9 @@ SENTENCES = [
        "줄과 같다"),
     _s("16_closing/ledger_second",
        "≠(글과 다름)로 올린 것은 없고, △(조건을 붙여야 맞음)로 올린 것이 둘이다",
-       "장부의 목록 attnlib.claims 에 적은 상태로 센 두 번째 글 항목에서 erratum 0개, qualified 2개 (09_masks/leak_channel, "
-       "11_dq_dk/lr_eighth), confirmed 2개 (09_masks/nan_spreads, 14_residual/identity_keeps)"),
+       "장부의 목록 attnlib.claims 에 적은 상태로 센 두 번째 글 항목에서 erratum 0개, "
+       "qualified 2개 (09_masks/leak_channel, 11_dq_dk/lr_eighth), confirmed 2개 "
+       "(09_masks/nan_spreads, 14_residual/identity_keeps)"),
     # ------------------------------------------------- more sentences of 08, 13, 14
     _s("08_row_rule/temp_array",
        "계산 도중에 같은 크기의 임시 배열이 하나 더 생기기 때문입니다",
@@ -303,6 +309,10 @@ SENTENCES = [
     _s("15_verify/peak_both",
        r"어느 쪽이든 $\Delta$ 같은 $n\times m$ 배열을 잠시 만듭니다",
        "n = m = 4096 에서 P 경로와 LSE 경로 모두 역전파 중 최고 메모리가 n×m float32 한 장 이상"),
+    _s("15_verify/peak_sheets",
+       r"P 경로는 $n\times m$ 배열 한 장, LSE 경로는 두 장만큼입니다",
+       "n = m = 4096, float32: 역전파 중 최고 메모리를 n×m 한 장으로 나누면 P 경로 1 ~ 1.5, "
+       "LSE 경로 2 ~ 2.5"),
     # ------------------------------------------- second referee of Part II (p2c)
     _s("16_closing/entropy_not_loss",
        "손실은 걸음마다 수 하나라 어느 헤드가 몰렸는지 담지 않지만, 행 엔트로피에는 보인다",
