@@ -238,7 +238,8 @@ class DropoutView(plots.View):
         super().__init__(fig)
         self.M = Heatmap(axes[0], shape, "M (× = 떨어뜨림)", diverging=False, mark="cross",
                          annotate=False)
-        self.U = Heatmap(axes[1], shape, "U = (GVᵀ)⊙M/(1−$p_{\\mathrm{drop}}$)", mark="cross")
+        self.U = Heatmap(axes[1], shape, r"$U = (GV^{\mathsf{T}})\odot M/(1-p_{\mathrm{drop}})$",
+                         mark="cross")
         self.D = Heatmap(axes[2], shape, "Δ = P⊙(U − r)", mark="cross")
         self.track(self.M.artists, self.U.artists, self.D.artists)
         self.text = ""
