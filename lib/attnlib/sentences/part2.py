@@ -143,13 +143,13 @@ SENTENCES = [
        "QᵀΔ 가 K 의 shape, "
        "n = d_k 이면 KᵀΔᵀ 가 Q 의 shape"),
     _s("11_dq_dk/autograd_backends",
-       "PyTorch 자동미분과 두 백엔드가 모두 같은 답을 낸다",
+       "PyTorch autograd 와 두 백엔드가 모두 같은 답을 낸다",
        "dQ, dK, dV 가 attnlib.numpy, attnlib.torch, torch autograd 에서 같다"),
     _s("11_dq_dk/only_k",
        r"$K$ 의 기울기만 $\sqrt{d_k}$ 배 작아진다",
        "d_k = 1, 2, 4, 9, 16, 64 에서 버그를 손으로 쓴 역전파(Q' = Q/√d_k, dK = ΔᵀQ'/√d_k)의 "
-       "dK 가 torch 자동미분의 1/√d_k (√d_k 와 d_k/2 가 같은 d_k = 4 만이 아니라), dQ 와 dV 는 "
-       "자동미분 그대로 (최대 성분의 1e-12); 라이브러리의 double_scale 도 같은 값"),
+       "dK 가 torch autograd 의 1/√d_k (√d_k 와 d_k/2 가 같은 d_k = 4 만이 아니라), dQ 와 dV 는 "
+       "autograd 그대로 (최대 성분의 1e-12); 라이브러리의 double_scale 도 같은 값"),
     _s("11_dq_dk/check_d4_d1",
        "기울기 검사는 $d_k = 4$ 에서 상대오차 1/3 으로 바로 잡아내고, $d_k = 1$ 로만 시험하면 "
        "보이지 않는다",
