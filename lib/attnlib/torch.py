@@ -287,11 +287,13 @@ def attention_autograd(Q, K, V, *, scale=None, mask=None, fill=-math.inf, is_cau
 
 
 class MonitorRun(NamedTuple):
-    """Per step (before its update): the loss, and per head H(P)/log m and ‖(∂L/∂W_Q, ∂L/∂W_K)‖."""
+    """Per step (before its update): the loss, and per head H(P)/log m, ‖(∂L/∂W_Q, ∂L/∂W_K)‖
+    and ‖(W_Q, W_K)‖ (the head's columns)."""
 
     loss: Any  # (steps,)
     entropy: Any  # (steps, heads)
     grad_qk: Any  # (steps, heads)
+    weight_qk: Any  # (steps, heads)
 
 
 def train_monitored(*, collapse_head=None, gain=8.0, heads=4, d=32, n=8, batch=32, steps=300,
@@ -353,8 +355,12 @@ def _train_monitored(*, collapse_head, gain, heads, d, n, batch, steps, lr, seed
             gq = grads[0].reshape(d, heads, d_k)  # W_Q's columns, grouped by head
             gk = grads[1].reshape(d, heads, d_k)
             g_qk = torch.sqrt((gq ** 2).sum(dim=(0, 2)) + (gk ** 2).sum(dim=(0, 2)))  # (heads,)
-            history.append((float(loss), H.numpy().copy(), g_qk.numpy().copy()))
+            wq = student[0].reshape(d, heads, d_k)
+            wk = student[1].reshape(d, heads, d_k)
+            w_qk = torch.sqrt((wq ** 2).sum(dim=(0, 2)) + (wk ** 2).sum(dim=(0, 2)))  # (heads,)
+            history.append((float(loss), H.numpy().copy(), g_qk.numpy().copy(),
+                            w_qk.numpy().copy()))
             for W, g in zip(student, grads, strict=True):
                 W -= lr * g
-    loss, ent, gqk = zip(*history, strict=True)
-    return MonitorRun(np.array(loss), np.stack(ent), np.stack(gqk))
+    loss, ent, gqk, wqk = zip(*history, strict=True)
+    return MonitorRun(np.array(loss), np.stack(ent), np.stack(gqk), np.stack(wqk))

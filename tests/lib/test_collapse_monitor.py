@@ -89,6 +89,14 @@ def test_monitor_logged_grad_matches_autograd_at_step0():
     np.testing.assert_array_equal(run.grad_qk, again.grad_qk)
 
 
+def test_monitor_logged_weight_norms_show_the_gain_at_step0():
+    plain = T.train_monitored(steps=1)
+    grown = T.train_monitored(collapse_head=1, gain=8.0, steps=1)
+    assert grown.weight_qk.shape == (1, 4)
+    np.testing.assert_allclose(grown.weight_qk[0, 1], 8.0 * plain.weight_qk[0, 1], rtol=1e-12)
+    np.testing.assert_array_equal(grown.weight_qk[0, [0, 2, 3]], plain.weight_qk[0, [0, 2, 3]])
+
+
 def test_monitor_rejects_bad_arguments():
     with pytest.raises(ValueError, match="multiple of heads"):
         T.train_monitored(d=10, heads=4, steps=1)

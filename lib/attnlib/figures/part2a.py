@@ -228,7 +228,7 @@ def dropout_keep_mask(n, m, p_drop, seed):
 
 
 class DropoutView(plots.View):
-    """M, U = (G Vᵀ) ⊙ M/(1 − p) and Δ for one dropout mask, dropped cells crossed;
+    """M, U = (G Vᵀ) ⊙ M/(1 − p_drop) and Δ for one dropout mask, dropped cells crossed;
     ``view(p_drop=p, seed=s)`` draws the mask ``dropout_keep_mask(n, m, p, s)``."""
 
     def __init__(self, G, Q, K, V):
@@ -238,7 +238,8 @@ class DropoutView(plots.View):
         super().__init__(fig)
         self.M = Heatmap(axes[0], shape, "M (× = 떨어뜨림)", diverging=False, mark="cross",
                          annotate=False)
-        self.U = Heatmap(axes[1], shape, "U = (GVᵀ)⊙M/(1−p)", mark="cross")
+        self.U = Heatmap(axes[1], shape, r"$U = (GV^{\mathsf{T}})\odot M/(1-p_{\mathrm{drop}})$",
+                         mark="cross")
         self.D = Heatmap(axes[2], shape, "Δ = P⊙(U − r)", mark="cross")
         self.track(self.M.artists, self.U.artists, self.D.artists)
         self.text = ""

@@ -143,7 +143,7 @@ def monitor_curves(healthy, collapsed, *, head):
     bx.set_title("H(P)/log m (붕괴한 실행)", fontsize=10)
     bx.legend(frameon=False, fontsize=8)
     for a in (ax, bx):
-        a.set_xlabel("스텝")
+        a.set_xlabel("걸음")
         a.spines[["top", "right"]].set_visible(False)
     return fig
 

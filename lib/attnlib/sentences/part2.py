@@ -51,7 +51,7 @@ SENTENCES = [
     _s("08_row_rule/exactly_m",
        "정확히 $m$ 배",
        "라이브러리가 만든 야코비안 (n, m, m) 의 수가 행별 규칙의 Δ (n, m) 의 m 배 "
-       "((n, m) = (6, 16)), n = m = 1024 의 셈도 m × n m"),
+       "((n, m) = (6, 16)); n = m = 1024 의 m 배는 셈이라 claim 줄이 찍는다"),
     _s("08_row_rule/memory_grows",
        "재어 보면 메모리의 비가 $m$ 을 따라 자란다",
        "tracemalloc 으로 잰 최대 메모리의 비가 m = 16 … 512 에서 단조 증가하고 m/2 를 넘는다"),
@@ -65,7 +65,8 @@ SENTENCES = [
     _s("09_masks/leaks",
        r"$-\infty$ 와 $-10^9$ 은 보이는 자리가 있는 행에서 똑같이 정확한 0을 남긴다. "
        r"$-10$ 은 $P$ 와 $\Delta$ 를 $10^{-5}$ 대로 흘린다",
-       "글의 비교 코드: 가린 자리의 max P, max |Δ| 가 −inf, −1e9 에서 0, −10 에서 10⁻⁵ 대"),
+       "글의 비교 코드를 float64 와 float32 로: 가린 자리의 max P, max |Δ| 가 −inf, −1e9 에서 0, "
+       "−10 에서 10⁻⁵ 대"),
     _s("09_masks/pad_nan",
        r"글의 수식 그대로라면 패딩 행($G = 0$)의 NaN 도 모든 키의 $\partial L/\partial V$ 로 "
        r"번진다",
@@ -90,8 +91,11 @@ SENTENCES = [
        r"$W_Q$, $W_K$ 에 닿지 않는다. 닿는 것은 더하는 "
        r"마스크(실수형 "
        "마스크)뿐이다",
-       "torch 자기 어텐션, fill = −10: 마스크 전 점수 S_raw 의 가린 자리 기울기가 바꿔 넣기에서 "
-       "정확히 0, 더하기에서 10⁻⁵ 위"),
+       "torch 자기 어텐션, fill = −10: 마스크 전 점수 S_raw 의 가린 자리 기울기가 masked_fill 에서 "
+       "정확히 0, 더하기에서 10⁻⁵ 위; np.where 가 masked_fill 과 같은 점수를 만들고, attnlib 의 "
+       "불리언 마스크는 가린 자리의 Δ 가 0이 아닌데 dQ, dK 가 그 자리를 0으로 지운 Δ 로 "
+       "만들어지며 masked_fill 의 dQ 와 같다; 더하기의 dQ 는 Δ 전체로 만들어지고 SDPA 의 실수형 "
+       "마스크와 같다"),
     _s("09_masks/zero_fill",
        "가리는 값 0이 「마스크 없음」인 것도 더하기뿐이다",
        "fill = 0: 더하기의 P 가 마스크 없는 P 와 비트까지 같고 바꿔 넣기의 P 는 다르다"),
@@ -117,14 +121,17 @@ SENTENCES = [
     # ----------------------------------------------------------------- 10_dropout
     _s("10_dropout/u_side",
        r"역전파에서는 $U = (GV^{\mathsf T})\odot M/(1-p_{\text{drop}})$ 로 들어간다",
-       "attnlib 의 U 가 (GVᵀ)⊙M/(1−p) 와 같고 P 는 드롭아웃이 없을 때와 같다"),
+       "같은 마스크를 곱한 torch autograd 의 ∂L/∂P (retain_grad) 가 (GVᵀ)⊙M/(1−p_drop) 와 같고 "
+       "softmax 의 P 는 드롭아웃이 없을 때와 같다"),
     _s("10_dropout/r_changes",
        "가중평균 $r$ 이 드롭아웃 마스크를 따라 바뀐다",
        "p_drop = 0.3 의 마스크에서 네 행 모두 r 이 드롭아웃 없는 r 과 다르고, 0 을 둔 "
-       "행 모두 아무것도 떨구지 않은 마스크(같은 p_drop, r 은 1/(1−p) 배일 뿐)의 r 과도 다르다"),
+       "행 모두 아무것도 떨구지 않은 마스크(같은 p_drop, r 은 1/(1−p_drop) 배일 뿐)의 "
+       "r 과도 다르다"),
     _s("10_dropout/dropped_delta",
        r"떨어뜨린 자리는 $U = 0$ 이지만 $P \ne 0$ 이라 $\Delta = -P\,r$",
-       "떨어뜨린 자리마다 Δ = −P·r 이고 0이 아니다"),
+       "떨어뜨린 자리마다 torch autograd 의 ∂L/∂P 가 0, P > 0 이고 autograd 의 ∂L/∂S 가 "
+       "−P·r (r = rowsum(P ⊙ autograd 의 ∂L/∂P)) 과 같고 0이 아니다"),
     _s("10_dropout/autograd",
        "같은 마스크를 고정한 torch autograd 와 일치한다",
        "Δ, dQ, dK, dV 가 같은 마스크를 곱한 torch autograd 와 1e-12 안에서 같다"),
@@ -136,13 +143,13 @@ SENTENCES = [
        "QᵀΔ 가 K 의 shape, "
        "n = d_k 이면 KᵀΔᵀ 가 Q 의 shape"),
     _s("11_dq_dk/autograd_backends",
-       "PyTorch 자동미분과 두 백엔드가 모두 같은 답을 낸다",
+       "PyTorch autograd 와 두 백엔드가 모두 같은 답을 낸다",
        "dQ, dK, dV 가 attnlib.numpy, attnlib.torch, torch autograd 에서 같다"),
     _s("11_dq_dk/only_k",
        r"$K$ 의 기울기만 $\sqrt{d_k}$ 배 작아진다",
        "d_k = 1, 2, 4, 9, 16, 64 에서 버그를 손으로 쓴 역전파(Q' = Q/√d_k, dK = ΔᵀQ'/√d_k)의 "
-       "dK 가 torch 자동미분의 1/√d_k (√d_k 와 d_k/2 가 같은 d_k = 4 만이 아니라), dQ 와 dV 는 "
-       "자동미분 그대로 (최대 성분의 1e-12); 라이브러리의 double_scale 도 같은 값"),
+       "dK 가 torch autograd 의 1/√d_k (√d_k 와 d_k/2 가 같은 d_k = 4 만이 아니라), dQ 와 dV 는 "
+       "autograd 그대로 (최대 성분의 1e-12); 라이브러리의 double_scale 도 같은 값"),
     _s("11_dq_dk/check_d4_d1",
        "기울기 검사는 $d_k = 4$ 에서 상대오차 1/3 으로 바로 잡아내고, $d_k = 1$ 로만 시험하면 "
        "보이지 않는다",
@@ -205,8 +212,15 @@ SENTENCES = [
        "찍은 걸음 0, 50, 100, 200, 299 에서 붕괴 실행의 손실이 모두 높고 걸음 0 에서 20% 넘게; "
        "걸음 50 부터 299 까지 걸음마다 0 보다 크고 10% 안에서 높다"),
     _s("13_peaked/head3_weak",
-       "헤드 3의 기울기는 다른 헤드 평균의 5분의 1 아래이지만 0은 아닙니다",
+       "마지막 걸음에서 헤드 3의 기울기는 다른 헤드 평균의 5분의 1 아래이지만 0은 아닙니다",
        "마지막 걸음의 ‖(∂L/∂W_Q, ∂L/∂W_K)‖ 비 (헤드 3 / 다른 헤드 평균) 가 0.05 와 0.2 사이"),
+    _s("13_peaked/grad_ratio_moves",
+       "300걸음 전체로 보면 기울기의 비는 오르내리고(처음 다섯 걸음은 1 위)",
+       "같은 비가 걸음 0–4 에서 모두 1 위이고, 300걸음 가운데 0.2 아래로도 내려간다"),
+    _s("13_peaked/relative_smaller",
+       "그 비는 300걸음 내내 다른 헤드 평균의 3분의 1 아래입니다",
+       "걸음마다 ‖(∂L/∂W_Q, ∂L/∂W_K)‖/‖(W_Q, W_K)‖ (그 헤드의 열) 의 비 (헤드 3 / 다른 헤드 "
+       "평균) 가 300걸음 모두 1/3 아래 (원인을 떼어 내 재지는 않는다)"),
     # --------------------------------------------------------------- 14_residual
     _s("14_residual/residual_isolated",
        r"잔차를 빼도 $\partial L/\partial x$ 가 $V$ 를 거치는 몫으로 살아 있고, $W_V$ 를 줄여 "
@@ -251,8 +265,9 @@ SENTENCES = [
        "글의 작은 예제에서 Δ, dQ, dK, dV 가 두 백엔드와 AttentionFunction 의 .grad 에서 순수 "
        "파이썬과 같다"),
     _s("15_verify/ten_places",
-       r"두 값의 차가 세 기울기 모두 $10^{-10}$ 아래",
-       "NumPy 중심차분(h = 10⁻⁵)과 순수 파이썬 다섯 줄의 최대 절대 차가 Q, K, V 모두 10⁻¹⁰ 아래"),
+       r"두 값의 차가 세 기울기 모두 $5\times10^{-11}$, 곧 소수점 아래 열째 자리의 반 단위 아래",
+       "NumPy 중심차분(h = 10⁻⁵)과 순수 파이썬 다섯 줄의 최대 절대 차가 Q, K, V 모두 "
+       "5 × 10⁻¹¹ 아래"),
     _s("15_verify/lse_saves",
        "$n = m = 4096$ 에서는 64 MiB 가 16 KiB 가 된다",
        "float32 의 P 가 64 MiB, lse 가 16 KiB, 비 4096 = m"),
@@ -262,9 +277,10 @@ SENTENCES = [
        "B, H, n, m = 2, 4, 5, 6 과 인과 마스크에서 SDPA 의 Q, K, V .grad 가 attnlib.torch 의 다섯 "
        "줄과 같다"),
     _s("16_closing/ledger_second",
-       "글과 다르게 나온 것(≠)은 없고, 조건을 붙여야 맞는 것(△)이 둘이다",
-       "attnlib.claims 의 두 번째 글 항목에서 erratum 0개, qualified 2개 (09_masks/leak_channel, "
-       "11_dq_dk/lr_eighth), confirmed 2개 (09_masks/nan_spreads, 14_residual/identity_keeps)"),
+       "≠(글과 다름)로 올린 것은 없고, △(조건을 붙여야 맞음)로 올린 것이 둘이다",
+       "장부의 목록 attnlib.claims 에 적은 상태로 센 두 번째 글 항목에서 erratum 0개, "
+       "qualified 2개 (09_masks/leak_channel, 11_dq_dk/lr_eighth), confirmed 2개 "
+       "(09_masks/nan_spreads, 14_residual/identity_keeps)"),
     # ------------------------------------------------- more sentences of 08, 13, 14
     _s("08_row_rule/temp_array",
        "계산 도중에 같은 크기의 임시 배열이 하나 더 생기기 때문입니다",
@@ -295,11 +311,17 @@ SENTENCES = [
     _s("15_verify/peak_both",
        r"어느 쪽이든 $\Delta$ 같은 $n\times m$ 배열을 잠시 만듭니다",
        "n = m = 4096 에서 P 경로와 LSE 경로 모두 역전파 중 최고 메모리가 n×m float32 한 장 이상"),
+    _s("15_verify/peak_sheets",
+       r"P 경로는 $n\times m$ 배열 한 장, LSE 경로는 두 장만큼입니다",
+       "n = m = 4096, float32: 역전파 중 최고 메모리를 n×m 한 장으로 나누면 P 경로 1 ~ 1.5, "
+       "LSE 경로 2 ~ 2.5"),
     # ------------------------------------------- second referee of Part II (p2c)
     _s("16_closing/entropy_not_loss",
        "손실은 걸음마다 수 하나라 어느 헤드가 몰렸는지 담지 않지만, 행 엔트로피에는 보인다",
-       "13장의 300걸음 실행을 다시 돌려: 헤드 3 의 H/log m 은 내내 0.05 아래, 다른 헤드 "
-       "평균은 0.8 위 (앞 반은 손실의 모양에 대한 말이라 잴 것이 없음)"),
+       "13장의 두 300걸음 실행(정상, 헤드 3 붕괴)을 다시 돌려: 헤드 3 의 H/log m 은 내내 0.05 "
+       "아래, 다른 헤드 평균은 0.8 위; 두 손실의 차는 걸음 0 에서 20% 넘고 걸음 50 부터 299 "
+       "까지 0 보다 크고 10% 안 (앞 반, 손실이 헤드 축 없는 수 하나라는 것은 손실의 모양이라 "
+       "잴 것이 없음)"),
     _s("14_residual/stack_grows",
        r"깊이 24 에서 비가 $10^3$ 을 넘어 $10^5$ 자리까지 커진다",
        "LayerNorm 없는 스택에 잔차를 두면 깊이 24 (α = 1, 64 × 시드 5개) 의 ‖∂L/∂x_0‖/‖G‖ 가 모두 "
