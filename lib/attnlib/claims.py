@@ -86,7 +86,7 @@ _LIST = [
     _c("02_collapse/log6", _A, "본문 · 코드 ②", "균등 분포의 엔트로피 log 6", "1.7918"),
     _c("02_collapse/gap_scaled", _A, _SIX, "1등과 5등 점수 차 (나눈 쪽)", "1.62"),
     _c("02_collapse/gap_raw", _A, _SIX, "1등과 5등 점수 차 (안 나눈 쪽)", "12.99"),
-    _c("02_collapse/ratio_raw", _A, _SIX, "e^12.99, 1등과 5등 확률의 비 (44만)", "4.4e5"),
+    _c("02_collapse/ratio_raw", _A, _SIX, "e^12.99, 1등과 5등 확률의 비", "44만"),
     _c("02_collapse/tail_raw", _A, _SIX, "안 나눈 쪽 5·6번째 확률이 10⁻⁶ 아래",
        "「10⁻⁶ 아래」", status="erratum",
        note="두 확률은 2.1·10⁻⁶ 과 1.4·10⁻⁶ 으로 10⁻⁶ 보다 조금 크다; '10⁻⁶ 아래'는 틀린 말이고 "

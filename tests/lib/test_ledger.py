@@ -19,6 +19,7 @@ from attnlib import claims, ledger
         (0.0121, "+0.012", "+0.012"),
         (-0.0613, "-0.061", "-0.061"),
         (1073741824, "1073741824", "1073741824"),
+        (438_800.0, "44만", "44만"),  # the article's 「44만」: 10⁴s to its digits
     ],
 )
 def test_format_like_copies_the_printed_precision(value, expected, text):
