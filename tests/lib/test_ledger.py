@@ -254,3 +254,12 @@ def test_plain_writes_math_as_unicode(tex, text):
     from attnlib.text import plain
 
     assert plain(tex) == text
+
+
+def test_yes_no_prints_a_check_in_korean():
+    import numpy as np
+
+    from attnlib.text import yes_no
+
+    assert [yes_no(v) for v in (True, False, np.bool_(True), 1e-16 < 1e-15)] == [
+        "예", "아니요", "예", "예"]
