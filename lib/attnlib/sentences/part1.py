@@ -7,7 +7,7 @@ from . import sentence as _s
 SENTENCES = [
     # ------------------------------------------------------------------ 01_variance
     _s("01_variance/std_within_1pct",
-       "`std` 열은 `√d_k` 열과 1% 안에서 맞습니다",
+       "표준편차 열은 `√d_k` 열과 1% 안에서 맞습니다",
        "순수 파이썬 표의 네 d_k 에서 |std/√d_k − 1| 의 최댓값이 1% 아래"),
     _s("01_variance/means_within_2se",
        "네 평균 모두 0 에서 표준오차의 두 배 안에 있습니다",
