@@ -14,8 +14,9 @@ printed, and how the book treats it:
   contradiction it computes with ``ledger.holds(key, ok, shown)``;
 - ``roundoff``: a residue at the level of floating-point round-off (a row sum that is 0 in
   exact arithmetic, the gap between two orders of summation, a gradient check's error).
-  Its last digits depend on the order in which the CPU's BLAS and SIMD kernels add, not on
-  the math, so a chapter checks it against ``bound``: every value it computes, and the
+  Its last digits depend on the order in which the CPU's BLAS and SIMD kernels add (a gradient
+  check's error also holds the central difference's O(h²) truncation, which is math, not
+  round-off: the chapter measures that part apart), so a chapter checks it against ``bound``: every value it computes, and the
   article's own, must stay below it; ``note`` says what the bound means;
 - ``qualified``: the article's sentence holds only under a condition it does not state; the
   chapter says where it holds and where not, computes both, and holds the entry with
@@ -85,7 +86,7 @@ _LIST = [
     _c("02_collapse/log6", _A, "본문 · 코드 ②", "균등 분포의 엔트로피 log 6", "1.7918"),
     _c("02_collapse/gap_scaled", _A, _SIX, "1등과 5등 점수 차 (나눈 쪽)", "1.62"),
     _c("02_collapse/gap_raw", _A, _SIX, "1등과 5등 점수 차 (안 나눈 쪽)", "12.99"),
-    _c("02_collapse/ratio_raw", _A, _SIX, "e^12.99, 1등과 5등 확률의 비 (44만)", "4.4e5"),
+    _c("02_collapse/ratio_raw", _A, _SIX, "e^12.99, 1등과 5등 확률의 비", "44만"),
     _c("02_collapse/tail_raw", _A, _SIX, "안 나눈 쪽 5·6번째 확률이 10⁻⁶ 아래",
        "「10⁻⁶ 아래」", status="erratum",
        note="두 확률은 2.1·10⁻⁶ 과 1.4·10⁻⁶ 으로 10⁻⁶ 보다 조금 크다; '10⁻⁶ 아래'는 틀린 말이고 "
@@ -142,7 +143,7 @@ _LIST = [
        "「400걸음째까지 손실의 소수점 여섯 자리가 그대로입니다」", status="confirmed",
        note="글은 비교할 수를 찍지 않고 말로 적었다. 장은 같은 순수 파이썬 실행을 걸음마다 기록해 "
             "얼어붙는 걸음 11 부터 399 까지 모든 걸음의 손실을 소수 여섯째 자리로 찍어 하나의 값임을 "
-            "본다(그 사이 손실은 float64 간격 열 개 안팎 줄어들 뿐이다, update_vanished)"),
+            "본다(그 사이 손실은 float64 간격 다섯 개에서 스무 개 사이만큼 줄어들 뿐이다, update_vanished)"),
     _c("04_experiment/freeze_text", _A, "§실험 — 본문과 요약",
        "스케일링을 뺀 쪽은 50걸음쯤(50걸음 만에) 손실 1.893에 얼어붙는다",
        "「50걸음쯤에서 손실 1.893에 얼어붙고」", status="erratum",
@@ -153,8 +154,8 @@ _LIST = [
        "계산은 400걸음 내내 돌았지만 갱신은 50걸음에서 끝났다",
        "「갱신은 50걸음에서 끝났습니다」", status="erratum",
        note="두 번 틀린다. 얼어붙는 것은 걸음 11 이고, 갱신은 끝나지 않는다: q 는 매 걸음 "
-            "η‖g‖ ≈ 2·10⁻⁹ 씩 움직이고 손실은 걸음 50 에서 399 까지 float64 간격 열 개 안팎 더 "
-            "줄어든다(update_vanished). 네 자리까지 같다는 글의 말은 맞다"),
+            "η‖g‖ ≈ 2·10⁻⁹ 씩 움직이고 손실은 걸음 50 에서 399 까지 float64 간격 다섯 개에서 "
+            "스무 개 사이만큼 더 줄어든다(update_vanished). 네 자리까지 같다는 글의 말은 맞다"),
     _c("04_experiment/no_way_out", _A, "§실험 — 본문",
        "한 번 잘못 뾰족해지면 빠져나올 길이 없다는 것이 이 실험이 보여 주는 전부",
        "「한 번 잘못 뾰족해지면 빠져나올 길이 없다」", status="qualified",
@@ -169,14 +170,15 @@ _LIST = [
        "「float64에서도 갱신량이 사라진 것」", status="erratum",
        note="손실은 쌓아 가는 값이 아니라 걸음마다 q 에서 다시 계산된다. q 는 한 걸음에 "
             "η‖g‖ ≈ 2·10⁻⁹ 씩 움직이고(q 성분의 float64 간격은 10⁻¹⁶ 대), 손실은 걸음 50 에서 399 "
-            "까지 1차 예측 Σ η‖g‖² ≈ 3·10⁻¹⁵, float64 간격 열 개 안팎만큼 더 줄어든다. 갱신이 "
+            "까지 1차 예측 Σ η‖g‖² ≈ 3·10⁻¹⁵, float64 간격 다섯 개에서 스무 개 사이만큼 더 줄어든다. 갱신이 "
             "사라진 것이 아니라 기울기가 너무 작아 학습이 사실상 멈춘 것이다; 소수점 여섯 자리가 "
             "그대로라는 글의 말(frozen_digits)은 맞다"),
     _c("04_experiment/gradcheck_ds", _A, "코드 뒤 본문", "ds 줄의 기울기 검사 최대 상대오차",
        "1.1e-10", status="roundoff", bound=1e-9,
        note="글은 ④ 의 ds 줄을 검사했다고만 하고, ④ 가 돌리는 두 쪽(나눈 쪽, 안 나눈 쪽) 가운데 "
             "어느 쪽인지, 검사의 점(q, 스텝)과 h 를 밝히지 않는다. 장은 나눈 쪽을 t=0 의 q 에서 h=1e-5 로 "
-            "잰다: 중심차분의 오차(h² 와 반올림/h)는 10⁻¹⁰ 안팎이고 끝자리는 CPU 의 합산 순서를 따르므로, "
+            "잰다: 중심차분의 오차는 절단 몫(h² 에 비례, 이 점에서 10⁻¹¹ 대)과 반올림 몫(ε/h)을 더한 "
+            "것이고 반올림 몫의 끝자리가 CPU 의 합산 순서를 따르므로, "
             "장의 값과 글의 값이 같은 한계 10⁻⁹ 아래인지를 본다 — 식이 틀리면 오차는 10⁻² 보다 크다. 안 "
             "나눈 쪽은 같은 점에서 10⁻⁸ 을 넘으니(확률이 아주 작은 자리의 성분) 글의 수는 적어도 이 점의 "
             "안 나눈 쪽에서 잰 것일 수 없다"),

@@ -77,8 +77,13 @@ class Claim:
 _NUM = re.compile(r"^\s*([+-]?)(\d*)(?:\.(\d*))?(?:[eE]([+-]?\d+))?\s*$")
 
 
+_MAN = "만"  # the Korean unit 10⁴, as an article writes 「44만」
+
+
 def format_like(value: float, expected: str) -> str:
     """Format ``value`` with the precision in which ``expected`` is written."""
+    if expected.endswith(_MAN):  # 「44만」: the number of 10⁴s, to the same digits
+        return format_like(float(value) / 1e4, expected[:-1]) + _MAN
     m = _NUM.match(expected.replace("−", "-"))
     if m is None:
         raise ValueError(f"expected: cannot read a number from {expected!r}")
@@ -98,6 +103,8 @@ def format_like(value: float, expected: str) -> str:
 
 def _normalise(expected: str) -> str:
     text = expected.replace("−", "-").strip()
+    if text.endswith(_MAN):
+        return _normalise(text[:-1]) + _MAN
     m = _NUM.match(text)
     if m and m.group(4) is not None:
         mant, e = re.split(r"[eE]", text)

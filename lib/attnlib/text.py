@@ -9,7 +9,7 @@ from __future__ import annotations
 import re
 import unicodedata
 
-__all__ = ["plain", "pad", "width"]
+__all__ = ["plain", "pad", "width", "yes_no"]
 
 
 def width(s: str) -> int:
@@ -21,6 +21,11 @@ def width(s: str) -> int:
             continue
         w += 2 if unicodedata.east_asian_width(ch) in ("W", "F") else 1
     return w
+
+
+def yes_no(flag: object) -> str:
+    """``"예"`` or ``"아니요"``: a printed check in the book's language, not Python's True/False."""
+    return "예" if flag else "아니요"
 
 
 def pad(s: object, n: int, align: str = ">") -> str:

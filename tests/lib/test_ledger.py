@@ -19,6 +19,7 @@ from attnlib import claims, ledger
         (0.0121, "+0.012", "+0.012"),
         (-0.0613, "-0.061", "-0.061"),
         (1073741824, "1073741824", "1073741824"),
+        (438_800.0, "44만", "44만"),  # the article's 「44만」: 10⁴s to its digits
     ],
 )
 def test_format_like_copies_the_printed_precision(value, expected, text):
@@ -253,3 +254,12 @@ def test_plain_writes_math_as_unicode(tex, text):
     from attnlib.text import plain
 
     assert plain(tex) == text
+
+
+def test_yes_no_prints_a_check_in_korean():
+    import numpy as np
+
+    from attnlib.text import yes_no
+
+    assert [yes_no(v) for v in (True, False, np.bool_(True), 1e-16 < 1e-15)] == [
+        "예", "아니요", "예", "예"]

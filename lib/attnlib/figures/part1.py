@@ -173,6 +173,8 @@ class JacobianCurves(plots.View):
         super().__init__(fig)
         ax_j.plot(alphas, stats.jacobian_max, color=_RAW)
         ax_j.axhline(0.25, color=plots.COLORS["muted"], ls=":", lw=1, gid="꼭대기 1/4")
+        ax_j.text(alphas.min(), 0.25, "1/4", ha="left", va="bottom", fontsize=9,
+                  color=plots.COLORS["muted"])
         ax_j.set_ylabel("최대 |J|")
         ax_j.set_ylim(0, 0.27)
         ax_h.plot(alphas, stats.entropy, color=_SCALED)
@@ -184,6 +186,8 @@ class JacobianCurves(plots.View):
             ax.spines[["top", "right"]].set_visible(False)
             if peak is not None:
                 ax.axvline(peak, color=plots.COLORS["accent"], ls="--", lw=1, gid="꼭대기 α*")
+                ax.text(peak, ax.get_ylim()[0], f"α* = {peak:.3f}", rotation=90, ha="right",
+                        va="bottom", fontsize=9, color=plots.COLORS["accent"])
             for a, label in marks:
                 ax.axvline(a, color=plots.COLORS["muted"], ls="--", lw=1, gid=label)
                 ax.text(a, ax.get_ylim()[1], label, rotation=90, ha="right", va="top", fontsize=9)
