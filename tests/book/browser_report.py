@@ -75,14 +75,23 @@ def format_lines(r: dict) -> list[str]:
                      f" changed the picture; median of {r['visits']} cold visits;"
                      f" {r['workers']} browser test workers; load average at the end"
                      f" {load} on {os.cpu_count()} CPUs)")
-        lines.append(f"{'page':<42} {'drawn':>7} {'works':>7}  (target {target} s)")
-        over = 0
-        for rel, (drawn, works, tries) in sorted(r["first_slider"].items()):
+        lines.append("  wired: explorer.js has wired the page's first explorer; key: the key press"
+                     " on its first slider reached the page; works: the picture had changed;"
+                     " parsed: DOMContentLoaded")
+        lines.append(f"{'page':<42} {'wired':>6} {'key':>6} {'works':>6} {'parsed':>6}"
+                     f"  (target {target} s)")
+        over = after_parse = visits_n = 0
+        for rel, (wired, key, works, parsed, tries, later) in sorted(r["first_slider"].items()):
             mark = "  over the target" if works > target else ""
             over += bool(mark)
+            after_parse += later
+            visits_n += len(tries)
             visits = ", ".join(f"{t:.3f}" for t in tries)
-            lines.append(f"{rel:<42} {drawn:7.3f} {works:7.3f}{mark}  (visits: {visits})")
-        lines.append(f"{over} of {len(r['first_slider'])} pages over the {target} s target")
+            lines.append(f"{rel:<42} {wired:6.3f} {key:6.3f} {works:6.3f} {parsed:6.3f}{mark}"
+                         f"  (visits: {visits})")
+        lines.append(f"{over} of {len(r['first_slider'])} pages over the {target} s target;"
+                     f" in {after_parse} of {visits_n} visits the picture changed after"
+                     " DOMContentLoaded (a frame file is handled once the page is parsed)")
     if r["prefetched"]:
         lines.append("a move to a prefetched frame (key press -> picture changed; 'yes' = before"
                      " the next animation frame's callbacks, so painted in that frame)")
