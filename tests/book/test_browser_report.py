@@ -1,0 +1,30 @@
+"""The browser report's table of first working sliders: the columns it prints and the count of
+visits whose picture changed only after the page was parsed (browser_report.format_lines)."""
+
+from __future__ import annotations
+
+import importlib.util
+from pathlib import Path
+
+_spec = importlib.util.spec_from_file_location(
+    "browser_report_under_test", Path(__file__).with_name("browser_report.py"))
+browser_report = importlib.util.module_from_spec(_spec)
+_spec.loader.exec_module(browser_report)
+
+
+def _report(first_slider: dict) -> list[str]:
+    return browser_report.format_lines({
+        "bytes": {}, "prefetched": {}, "first_slider": first_slider,
+        "target_s": 0.5, "visits": 3, "workers": 1})
+
+
+def test_first_slider_rows_and_the_after_parse_count():
+    lines = _report({
+        "a.html": (0.40, 0.42, 0.45, 0.60, [0.45, 0.44, 0.47], 0),
+        "b.html": (0.70, 0.72, 1.10, 1.00, [1.10, 0.90, 1.20], 2),
+    })
+    rows = {ln.split()[0]: ln.split() for ln in lines if ln.endswith(")") and ".html" in ln}
+    assert rows["a.html"][1:5] == ["0.400", "0.420", "0.450", "0.600"]
+    assert "over" not in " ".join(rows["a.html"])
+    assert rows["b.html"][5:8] == ["over", "the", "target"]
+    assert lines[-1].startswith("1 of 2 pages over the 0.5 s target; in 2 of 6 visits")
