@@ -60,3 +60,16 @@ def test_mixed_precision_recipe():
     assert out["fp32"] * 100 < out["p_rounded"] < out["u"]
     assert out["all_low"] > out["p_rounded"]
     assert 0 < out["inputs"] < 10 * out["u"]  # rounding Q, K, V alone moves O by about u
+
+
+def test_mixed_precision_low_statistics_variants():
+    """``stats_low`` changes only the statistics' type against ``p_rounded_out`` and ``ell_low``
+    only ℓ's: with ``dtype="float32"`` every variant is the same computation, and in bf16 and
+    fp16 keeping the statistics (or ℓ alone) in the low type makes the error larger."""
+    same = measure.mixed_precision_error("float32", n=4, m=256, d=8, block_k=32)
+    assert len({same[k] for k in ("fp32", "p_rounded", "p_rounded_out", "stats_low",
+                                  "ell_low", "all_low")}) == 1
+    for dtype in ("bfloat16", "float16"):
+        out = measure.mixed_precision_error(dtype, n=8, m=512, d=16, block_k=64)
+        assert out["stats_low"] > 2 * out["p_rounded_out"]
+        assert out["ell_low"] > out["p_rounded_out"]
