@@ -444,13 +444,15 @@ ORDERS = ("random", "ascending", "descending")
 
 
 def normalizer_scores(dtype: str = "float32", *, n: int = 8, m: int = 1024, order: str = "random",
-                      spread: float = 3.0, seed: int = 0):
+                      spread: float = 3.0, seed: int = 0, shuffle: int | None = None):
     """``(S, S_exact)`` (n, m): scores of d_k = 1, S = fl(q_i k_j) in ``dtype`` (one rounding
     each), S_exact the same products of the same rounded q, k in float64 (exact for float32).
 
     q ~ ``spread``·N(0, 1), k ~ N(0, 1). ``order`` arranges each row's keys: as drawn
     (``"random"``), or sorted by that row's score, ``"ascending"`` (the running max grows at every
-    block) or ``"descending"`` (the max is the first key: never rescaled)."""
+    block) or ``"descending"`` (the max is the first key: never rescaled). With ``shuffle`` (a
+    seed), each row's keys are then put in a random permutation of their own drawn from it: the
+    same scores in another order."""
     if order not in ORDERS:
         raise ValueError(f"order must be one of {ORDERS}, got {order!r}")
     rng = np.random.default_rng(seed)
@@ -463,6 +465,9 @@ def normalizer_scores(dtype: str = "float32", *, n: int = 8, m: int = 1024, orde
         if order == "descending":
             idx = idx[:, ::-1]
         S, S_exact = np.take_along_axis(S, idx, 1), np.take_along_axis(S_exact, idx, 1)
+    if shuffle is not None:
+        idx = np.random.default_rng(shuffle).permuted(np.tile(np.arange(m), (n, 1)), axis=1)
+        S, S_exact = np.take_along_axis(S, idx, 1), np.take_along_axis(S_exact, idx, 1)
     return S, S_exact
 
 
@@ -470,7 +475,7 @@ def normalizer_error(dtype: str = "float32", *, m: int = 1024, block_k: int | No
                      sequential: bool = False, ell_dtype: str | None = None,
                      alpha_dtype: str | None = None, order: str = "random",
                      reference: str = "rounded", n: int = 8,
-                     spread: float = 3.0, seed: int = 0) -> float:
+                     spread: float = 3.0, seed: int = 0, shuffle: int | None = None) -> float:
     """The largest relative error of the normalizer over ``n`` rows, in units of ``dtype``'s
     unit roundoff u: |ℓ̂ e^{ŝ_max} / Σ_j e^{S_ij} − 1| / u.
 
@@ -479,10 +484,12 @@ def normalizer_error(dtype: str = "float32", *, m: int = 1024, block_k: int | No
     two-pass softmax summed pairwise or ``sequential``-ly. The reference (float64) sums the
     same rounded scores (``reference="rounded"``: the softmax's own error) or the exact products
     (``"exact"``: the rounding of q·k counted too). Every P_ij of the row carries this error
-    (plus the rounding of its own exponential and division)."""
+    (plus the rounding of its own exponential and division). ``shuffle``: as in
+    :func:`normalizer_scores`."""
     from .core import rounding
 
-    S, S_exact = normalizer_scores(dtype, n=n, m=m, order=order, spread=spread, seed=seed)
+    S, S_exact = normalizer_scores(dtype, n=n, m=m, order=order, spread=spread, seed=seed,
+                                   shuffle=shuffle)
     if block_k is None:
         s_max, ell = rounding.two_pass_normalizer(S, sequential=sequential)
     else:

@@ -54,6 +54,14 @@ def test_two_pass_pairwise_stays_small_and_rounded_scores_reference():
         measure.normalizer_error(reference="other")
 
 
+def test_shuffle_permutes_each_row_of_the_same_scores():
+    S, S_exact = measure.normalizer_scores(n=4, m=64, order="ascending")
+    T, T_exact = measure.normalizer_scores(n=4, m=64, order="ascending", shuffle=3)
+    assert np.array_equal(np.sort(S, 1), np.sort(T, 1)) and not np.array_equal(S, T)
+    assert np.array_equal(np.sort(S_exact, 1), np.sort(T_exact, 1))
+    assert measure.normalizer_error(m=1024, shuffle=3) < 8
+
+
 def test_mixed_precision_recipe():
     out = measure.mixed_precision_error("bfloat16", n=8, m=512, d=16, block_k=64)
     assert out["fp32"] < 100 * out["u32"]
