@@ -444,13 +444,15 @@ ORDERS = ("random", "ascending", "descending")
 
 
 def normalizer_scores(dtype: str = "float32", *, n: int = 8, m: int = 1024, order: str = "random",
-                      spread: float = 3.0, seed: int = 0):
+                      spread: float = 3.0, seed: int = 0, shuffle: int | None = None):
     """``(S, S_exact)`` (n, m): scores of d_k = 1, S = fl(q_i k_j) in ``dtype`` (one rounding
     each), S_exact the same products of the same rounded q, k in float64 (exact for float32).
 
     q ~ ``spread``·N(0, 1), k ~ N(0, 1). ``order`` arranges each row's keys: as drawn
     (``"random"``), or sorted by that row's score, ``"ascending"`` (the running max grows at every
-    block) or ``"descending"`` (the max is the first key: never rescaled)."""
+    block) or ``"descending"`` (the max is the first key: never rescaled). With ``shuffle`` (a
+    seed), each row's keys are then put in a random permutation of their own drawn from it: the
+    same scores in another order."""
     if order not in ORDERS:
         raise ValueError(f"order must be one of {ORDERS}, got {order!r}")
     rng = np.random.default_rng(seed)
@@ -463,6 +465,9 @@ def normalizer_scores(dtype: str = "float32", *, n: int = 8, m: int = 1024, orde
         if order == "descending":
             idx = idx[:, ::-1]
         S, S_exact = np.take_along_axis(S, idx, 1), np.take_along_axis(S_exact, idx, 1)
+    if shuffle is not None:
+        idx = np.random.default_rng(shuffle).permuted(np.tile(np.arange(m), (n, 1)), axis=1)
+        S, S_exact = np.take_along_axis(S, idx, 1), np.take_along_axis(S_exact, idx, 1)
     return S, S_exact
 
 
@@ -470,7 +475,7 @@ def normalizer_error(dtype: str = "float32", *, m: int = 1024, block_k: int | No
                      sequential: bool = False, ell_dtype: str | None = None,
                      alpha_dtype: str | None = None, order: str = "random",
                      reference: str = "rounded", n: int = 8,
-                     spread: float = 3.0, seed: int = 0) -> float:
+                     spread: float = 3.0, seed: int = 0, shuffle: int | None = None) -> float:
     """The largest relative error of the normalizer over ``n`` rows, in units of ``dtype``'s
     unit roundoff u: |ℓ̂ e^{ŝ_max} / Σ_j e^{S_ij} − 1| / u.
 
@@ -479,10 +484,12 @@ def normalizer_error(dtype: str = "float32", *, m: int = 1024, block_k: int | No
     two-pass softmax summed pairwise or ``sequential``-ly. The reference (float64) sums the
     same rounded scores (``reference="rounded"``: the softmax's own error) or the exact products
     (``"exact"``: the rounding of q·k counted too). Every P_ij of the row carries this error
-    (plus the rounding of its own exponential and division)."""
+    (plus the rounding of its own exponential and division). ``shuffle``: as in
+    :func:`normalizer_scores`."""
     from .core import rounding
 
-    S, S_exact = normalizer_scores(dtype, n=n, m=m, order=order, spread=spread, seed=seed)
+    S, S_exact = normalizer_scores(dtype, n=n, m=m, order=order, spread=spread, seed=seed,
+                                   shuffle=shuffle)
     if block_k is None:
         s_max, ell = rounding.two_pass_normalizer(S, sequential=sequential)
     else:
@@ -513,7 +520,14 @@ def mixed_precision_error(dtype: str = "bfloat16", *, n: int = 32, m: int = 4096
     - ``p_rounded``: P̃ rounded to ``dtype`` before P̃ V (ℓ still sums the float32 P̃), as the
       kernels feed the tensor cores;
     - ``p_rounded_out``: that, and O stored in ``dtype``;
+    - ``stats_low``: that, and the statistics s_max, ℓ and acc kept in ``dtype`` (the scores S
+      and the exponent still in float32, P̃ rounded as in ``p_rounded``): against
+      ``p_rounded_out`` only the statistics' type differs;
+    - ``ell_low``: like ``p_rounded_out`` but ℓ alone kept in ``dtype`` (its long sum over the
+      key blocks in ``dtype``; s_max, acc in float32);
     - ``all_low``: scores, statistics and acc all rounded to ``dtype`` (no float32 at all).
+
+    With ``dtype="float32"`` every variant is the same computation.
 
     Values: max |O − O_ref| / max |O_ref|; ``u`` is ``dtype``'s unit roundoff, ``u32``
     float32's; ``inputs``: the same measure between O_ref and float64 attention of the
@@ -529,27 +543,31 @@ def mixed_precision_error(dtype: str = "bfloat16", *, n: int = 32, m: int = 4096
     Q64, K64, V64 = (x.to(torch.float64) for x in (Q, K, V))
     O_ref = torch.softmax(scale * (Q64 @ K64.T), dim=-1) @ V64  # (n, d)
 
-    def forward(p_dtype, stat_dtype, out_dtype):
+    def forward(p_dtype, score_dtype, max_dtype, ell_dtype, acc_dtype, out_dtype):
         Qs, Ks, Vs = (x.to(torch.float32) for x in (Q, K, V))  # exact: dtype ⊂ float32
-        s_max = torch.full((n,), -math.inf, dtype=stat_dtype)
-        ell = torch.zeros(n, dtype=stat_dtype)
-        acc = torch.zeros(n, d, dtype=stat_dtype)
+        s_max = torch.full((n,), -math.inf, dtype=max_dtype)
+        ell = torch.zeros(n, dtype=ell_dtype)
+        acc = torch.zeros(n, d, dtype=acc_dtype)
         for j in range(0, m, block_k):
-            S = (scale * (Qs @ Ks[j:j + block_k].T)).to(stat_dtype)  # (n, b), fp32 accumulate
-            s_new = torch.maximum(s_max, S.max(dim=-1).values)
+            S = (scale * (Qs @ Ks[j:j + block_k].T)).to(score_dtype)  # (n, b), fp32 accumulate
+            s_new = torch.maximum(s_max, S.max(dim=-1).values.to(max_dtype))
             alpha = torch.exp(s_max - s_new)  # (n,)
-            E = torch.exp(S - s_new[:, None])  # P̃ (n, b) in stat_dtype
-            ell = alpha * ell + E.sum(dim=-1)
+            E = torch.exp(S - s_new[:, None])  # P̃ (n, b), in the wider of the two types
+            ell = (alpha.to(ell_dtype) * ell + E.sum(dim=-1).to(ell_dtype)).to(ell_dtype)
             # (n, b) @ (b, d), products exact and accumulated in float32
             Pv = E.to(p_dtype).to(torch.float32) @ Vs[j:j + block_k]
-            acc = alpha[:, None] * acc + Pv.to(stat_dtype)
+            acc = (alpha.to(acc_dtype)[:, None] * acc + Pv.to(acc_dtype)).to(acc_dtype)
             s_max = s_new
         return (acc.to(torch.float32) / ell.to(torch.float32)[:, None]).to(out_dtype)
 
-    variants = {"fp32": (torch.float32, torch.float32, torch.float32),
-                "p_rounded": (low, torch.float32, torch.float32),
-                "p_rounded_out": (low, torch.float32, low),
-                "all_low": (low, low, low)}
+    f32 = torch.float32
+    # (P̃ for P̃ V, scores, s_max, ℓ, acc, O)
+    variants = {"fp32": (f32, f32, f32, f32, f32, f32),
+                "p_rounded": (low, f32, f32, f32, f32, f32),
+                "p_rounded_out": (low, f32, f32, f32, f32, low),
+                "stats_low": (low, f32, low, low, low, low),
+                "ell_low": (low, f32, f32, low, f32, low),
+                "all_low": (low, low, low, low, low, low)}
     top = float(O_ref.abs().max())
     out = {name: float((forward(*args).to(torch.float64) - O_ref).abs().max()) / top
            for name, args in variants.items()}

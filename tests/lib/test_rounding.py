@@ -54,9 +54,30 @@ def test_two_pass_pairwise_stays_small_and_rounded_scores_reference():
         measure.normalizer_error(reference="other")
 
 
+def test_shuffle_permutes_each_row_of_the_same_scores():
+    S, S_exact = measure.normalizer_scores(n=4, m=64, order="ascending")
+    T, T_exact = measure.normalizer_scores(n=4, m=64, order="ascending", shuffle=3)
+    assert np.array_equal(np.sort(S, 1), np.sort(T, 1)) and not np.array_equal(S, T)
+    assert np.array_equal(np.sort(S_exact, 1), np.sort(T_exact, 1))
+    assert measure.normalizer_error(m=1024, shuffle=3) < 8
+
+
 def test_mixed_precision_recipe():
     out = measure.mixed_precision_error("bfloat16", n=8, m=512, d=16, block_k=64)
     assert out["fp32"] < 100 * out["u32"]
     assert out["fp32"] * 100 < out["p_rounded"] < out["u"]
     assert out["all_low"] > out["p_rounded"]
     assert 0 < out["inputs"] < 10 * out["u"]  # rounding Q, K, V alone moves O by about u
+
+
+def test_mixed_precision_low_statistics_variants():
+    """``stats_low`` changes only the statistics' type against ``p_rounded_out`` and ``ell_low``
+    only ℓ's: with ``dtype="float32"`` every variant is the same computation, and in bf16 and
+    fp16 keeping the statistics (or ℓ alone) in the low type makes the error larger."""
+    same = measure.mixed_precision_error("float32", n=4, m=256, d=8, block_k=32)
+    assert len({same[k] for k in ("fp32", "p_rounded", "p_rounded_out", "stats_low",
+                                  "ell_low", "all_low")}) == 1
+    for dtype in ("bfloat16", "float16"):
+        out = measure.mixed_precision_error(dtype, n=8, m=512, d=16, block_k=64)
+        assert out["stats_low"] > 2 * out["p_rounded_out"]
+        assert out["ell_low"] > out["p_rounded_out"]
