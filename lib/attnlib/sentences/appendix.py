@@ -12,13 +12,13 @@ SENTENCES = [
        "m = 64 … 512 에서 야코비안 쪽 최대 메모리가 n·m² 배열 1.9–2.3 개, 행별 규칙이 n×m 배열 "
        "1.9–2.3 개"),
     _s("performance/mem_ratio_m",
-       "메모리 비는 정확히 $m$ 에 비례하고",
+       "메모리 비는 $m$ 에 비례하고",
        "두 메모리의 비 / m 이 네 m 에서 1 ± 0.1, 로그-로그 기울기 1 ± 0.05"),
     _s("performance/summary_row_rule",
        "행별 규칙은 결과 $\\Delta$ 말고는 $n\\times m$ 배열 하나만 더 씁니다",
        "행별 규칙의 최대 메모리가 n×m 배열 1.9–2.3 개 (결과 포함), 비의 지수 1"),
     _s("performance/saved_p_one",
-       "$P$ 를 저장하는 쪽은 $O$ 를 빼고도 정확히 $n\\times m$ 배열 하나를 더 남기고",
+       "$P$ 를 저장하는 쪽은 $O$ 를 빼고도 $n\\times m$ 배열 하나 분량을 더 남기고",
        "세 n 에서 (남긴 바이트 − O) / n×m 배열 = 1 ± 0.05, 증가 지수 2 ± 0.1"),
     _s("performance/summary_lse",
        "LSE 방식은 순전파와 역전파 사이에 $O$ 와 $\\operatorname{lse}$, 곧 $n\\cdot d + n$ "
