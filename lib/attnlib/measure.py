@@ -525,7 +525,8 @@ def mixed_precision_error(dtype: str = "bfloat16", *, n: int = 32, m: int = 4096
       ``p_rounded_out`` only the statistics' type differs;
     - ``ell_low``: like ``p_rounded_out`` but ℓ alone kept in ``dtype`` (its long sum over the
       key blocks in ``dtype``; s_max, acc in float32);
-    - ``all_low``: scores, statistics and acc all rounded to ``dtype`` (no float32 at all).
+    - ``all_low``: scores, statistics and acc all rounded to ``dtype`` (the matrix products
+      still accumulate in float32, and the last division is in float32).
 
     With ``dtype="float32"`` every variant is the same computation.
 
