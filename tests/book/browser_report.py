@@ -91,7 +91,7 @@ def format_lines(r: dict) -> list[str]:
                          f"  (visits: {visits})")
         lines.append(f"{over} of {len(r['first_slider'])} pages over the {target} s target;"
                      f" in {after_parse} of {visits_n} visits the picture changed after"
-                     " DOMContentLoaded (a frame file is handled once the page is parsed)")
+                     " DOMContentLoaded")
     if r["prefetched"]:
         lines.append("a move to a prefetched frame (key press -> picture changed; 'yes' = before"
                      " the next animation frame's callbacks, so painted in that frame)")
