@@ -11,34 +11,24 @@ that starts with a mark (after its indent) and shows a key of :mod:`attnlib.clai
 from __future__ import annotations
 
 import re
-from pathlib import Path
 
 import nbformat
 import pytest
+from stored_outputs import NOTEBOOKS, plain_outputs
 
 from attnlib.claims import CLAIMS
 from attnlib.sentences import SENTENCES
 
-ROOT = Path(__file__).resolve().parents[2]
-NOTEBOOKS = sorted(p for p in (ROOT / "chapters").rglob("*.ipynb")
-                   if ".ipynb_checkpoints" not in p.parts)
 KEYS = set(CLAIMS) | set(SENTENCES)
 STEMS = sorted({k.split("/", 1)[0] for k in KEYS}, key=len, reverse=True)
 KEY_SHAPED = re.compile(r"(?<![\w/])(?:" + "|".join(map(re.escape, STEMS)) + r")/[\w.]+")
 MARKS = "✔≈≠△✘"
 
 
-def _plain_outputs(nb):
-    for i, cell in enumerate(nb.cells):
-        for out in cell.get("outputs", []):
-            text = out.get("text") or out.get("data", {}).get("text/plain", "")
-            yield i, "".join(text) if isinstance(text, list) else text
-
-
 def keyed_lines(nb) -> list[str]:
     """``cell i: line`` for every mark line of the stored outputs that shows a ledger key."""
     found = []
-    for i, text in _plain_outputs(nb):
+    for i, text in plain_outputs(nb):
         for line in map(str.strip, text.splitlines()):
             if line[:1] in MARKS and (KEY_SHAPED.search(line) or any(k in line for k in KEYS)):
                 found.append(f"cell {i}: {line}")

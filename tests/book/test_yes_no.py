@@ -9,28 +9,18 @@ argument or a default shown in an output (``causal=True``, ``strict=True``) is n
 from __future__ import annotations
 
 import re
-from pathlib import Path
 
 import nbformat
 import pytest
+from stored_outputs import NOTEBOOKS, plain_outputs
 
-ROOT = Path(__file__).resolve().parents[2]
-NOTEBOOKS = sorted(p for p in (ROOT / "chapters").rglob("*.ipynb")
-                   if ".ipynb_checkpoints" not in p.parts)
 BARE = re.compile(r"(?<![=\w])(?:True|False)\b")
 
 
 def english_answers(nb) -> list[str]:
     """``cell i: line`` for every stored output line that prints Python's True or False."""
-    found = []
-    for i, cell in enumerate(nb.cells):
-        for out in cell.get("outputs", []):
-            text = out.get("text") or out.get("data", {}).get("text/plain", "")
-            text = "".join(text) if isinstance(text, list) else text
-            for line in text.splitlines():
-                if BARE.search(line):
-                    found.append(f"cell {i}: {line.strip()}")
-    return found
+    return [f"cell {i}: {line.strip()}" for i, text in plain_outputs(nb)
+            for line in text.splitlines() if BARE.search(line)]
 
 
 @pytest.mark.parametrize("path", NOTEBOOKS, ids=lambda p: p.stem)
