@@ -16,7 +16,8 @@ round by round, and a comparison is the ratio of their best times in the same ru
   :func:`attention_peak_memory` (chapter 19), :func:`normalizer_error` and
   :func:`mixed_precision_error` (chapter 19, the rounding of the online softmax),
   :func:`in_place_sweep` (appendix: the core's in-place arithmetic against
-  :func:`out_of_place_ops`).
+  :func:`out_of_place_ops`), :func:`key_reads` (chapter 17: which keys each read of K and V in a
+  blockwise path touched).
 
 In-place arithmetic in the core. The core computes in an array's own buffer (``xp.isub``,
 ``xp.imul``, ``xp.idiv``, ``xp.exp_``) only where a peak would otherwise grow by whole n×m arrays
@@ -46,7 +47,7 @@ __all__ = ["race", "best", "frame_times", "peak_extra_bytes", "kept_bytes", "sav
            "growth_exponent", "inputs", "row_rule_sweep", "lse_sweep", "torch_saved_sweep",
            "backend_race", "MemoryRun", "attention_peak_memory", "normalizer_scores",
            "normalizer_error", "mixed_precision_error",
-           "out_of_place_ops", "in_place_sweep"]
+           "out_of_place_ops", "in_place_sweep", "KeyReads", "key_reads"]
 
 
 # -------------------------------------------------------------------------------- time ----
@@ -327,6 +328,87 @@ def attention_peak_memory(n_values: Sequence[int], *, d: int = 64, block: int = 
             rows.append((n, whole_bytes, block_bytes, out_bytes))
     return MemoryRun(*(np.array(col) for col in zip(*rows, strict=True)))
 
+
+
+# --------------------------------------------------------- which keys a blockwise path reads ----
+
+class KeyReads(NamedTuple):
+    """What :func:`key_reads` saw: for K and for V, one entry per read, the key (row) numbers that
+    read touched; and what the run returned."""
+    K: list[tuple[int, ...]]
+    V: list[tuple[int, ...]]
+    out: Any
+
+    def counts(self, name: str, m: int) -> np.ndarray:
+        """How many times each of the m keys was read from ``name`` ("K" or "V")."""
+        reads = getattr(self, name)
+        return np.bincount([j for keys in reads for j in keys], minlength=m)
+
+    def widest(self, name: str) -> int:
+        """The most keys one read of ``name`` touched (0 when it was never read)."""
+        return max((len(keys) for keys in getattr(self, name)), default=0)
+
+
+class _Reads(np.ndarray):
+    """An (..., m, d) array that notes, at every read, which keys (rows) it touched: an index its
+    rows; a whole-array use (a ufunc, a NumPy function) or a view made by a method (``.T``,
+    ``.reshape``, ``.copy``, …) every key, once. Such a view notes nothing more."""
+
+    log: list | None = None
+
+    def __array_finalize__(self, obj):
+        if isinstance(obj, _Reads) and obj.log is not None:
+            obj._whole()  # a view or copy of the whole array: every key, read here once
+        self.log = None
+
+    def __getitem__(self, idx):
+        if self.log is None:
+            return self.view(np.ndarray)[idx]
+        if isinstance(idx, tuple) and len(idx) >= 2:
+            rows = idx[-2]  # K[..., cols, :], the core's form
+        else:  # K[cols] indexes the rows of an (m, d) array; otherwise count every key
+            rows = idx[0] if isinstance(idx, tuple) else idx if self.ndim == 2 else slice(None)
+        self.log.append(tuple(np.arange(self.shape[-2])[rows].ravel().tolist()))
+        return self.view(np.ndarray)[idx]
+
+    def _whole(self):
+        if self.log is not None:
+            self.log.append(tuple(range(self.shape[-2])))
+        return self.view(np.ndarray)
+
+    def __array_ufunc__(self, ufunc, method, *args, **kw):
+        args = [a._whole() if isinstance(a, _Reads) else a for a in args]
+        return getattr(ufunc, method)(*args, **kw)
+
+    def __array_function__(self, func, types, args, kw):
+        args = [a._whole() if isinstance(a, _Reads) else a for a in args]
+        return func(*args, **kw)
+
+
+def key_reads(run: Callable[[], object]) -> KeyReads:
+    """Call ``run()`` (a NumPy call of a path in ``attnlib.core.blockwise``) with the K and V that
+    the path gets from ``attention_inputs`` replaced by arrays that note every read: for each read,
+    which keys it touched (a slice ``K[..., cols, :]`` its keys, a use of the whole array every
+    key). Chapter 17 counts with it that a query block reads each key once from K and once from V,
+    and that no read covers more than one key block."""
+    from .core import blockwise
+
+    start, logs = blockwise.attention_inputs, {"K": [], "V": []}
+
+    def recording(*args, **kw):
+        inputs = start(*args, **kw)
+        wrapped = {}
+        for name in ("K", "V"):
+            wrapped[name] = np.asarray(getattr(inputs, name)).view(_Reads)
+            wrapped[name].log = logs[name]
+        return inputs._replace(**wrapped)
+
+    blockwise.attention_inputs = recording
+    try:
+        out = run()
+    finally:
+        blockwise.attention_inputs = start
+    return KeyReads(logs["K"], logs["V"], out)
 
 
 # ------------------------------------------------- what the core's in-place arithmetic saves ----
