@@ -349,10 +349,24 @@ class KeyReads(NamedTuple):
         return max((len(keys) for keys in getattr(self, name)), default=0)
 
 
+def _key_index(idx, ndim: int):
+    """The part of the index ``idx`` of an (..., m, d) array that falls on its key axis (−2)."""
+    idx = idx if isinstance(idx, tuple) else (idx,)
+    if any(i is Ellipsis for i in idx):
+        after = idx[idx.index(Ellipsis) + 1:]  # aligned to the last len(after) axes
+        at = len(after) - 2
+        return after[at] if 0 <= at < len(after) else slice(None)
+    return idx[ndim - 2] if len(idx) > ndim - 2 else slice(None)
+
+
 class _Reads(np.ndarray):
-    """An (..., m, d) array that notes, at every read, which keys (rows) it touched: an index its
-    rows; a whole-array use (a ufunc, a NumPy function) or a view made by a method (``.T``,
-    ``.reshape``, ``.copy``, …) every key, once. Such a view notes nothing more."""
+    """An (..., m, d) array that notes which keys (rows of the last two axes) each read touched:
+    an index its keys; a use of the whole array by a NumPy ufunc or function (as an argument or
+    inside a list of them; ``out=`` is written, not read) or a view made by a method (``.T``,
+    ``.reshape``, ``.copy``, …) every key, once; such a view notes nothing more.  What leaves
+    NumPy without an index, a ufunc or a function (``np.asarray``, ``.view(np.ndarray)``,
+    ``.tolist()``, ``torch.from_numpy``) is not seen: the instrument is for NumPy paths that read
+    their K and V by indexing and NumPy arithmetic, as ``core.blockwise`` does."""
 
     log: list | None = None
 
@@ -364,11 +378,8 @@ class _Reads(np.ndarray):
     def __getitem__(self, idx):
         if self.log is None:
             return self.view(np.ndarray)[idx]
-        if isinstance(idx, tuple) and len(idx) >= 2:
-            rows = idx[-2]  # K[..., cols, :], the core's form
-        else:  # K[cols] indexes the rows of an (m, d) array; otherwise count every key
-            rows = idx[0] if isinstance(idx, tuple) else idx if self.ndim == 2 else slice(None)
-        self.log.append(tuple(np.arange(self.shape[-2])[rows].ravel().tolist()))
+        keys = np.arange(self.shape[-2])[_key_index(idx, self.ndim)]
+        self.log.append(tuple(np.ravel(keys).tolist()))
         return self.view(np.ndarray)[idx]
 
     def _whole(self):
@@ -376,19 +387,33 @@ class _Reads(np.ndarray):
             self.log.append(tuple(range(self.shape[-2])))
         return self.view(np.ndarray)
 
+    @staticmethod
+    def _plain(x, note: bool = True):
+        """``x`` with every _Reads in it (lists and tuples too) as a plain array, noted as a
+        read of every key when ``note``."""
+        if isinstance(x, _Reads):
+            return x._whole() if note else x.view(np.ndarray)
+        if isinstance(x, (list, tuple)):
+            return type(x)(_Reads._plain(a, note) for a in x)
+        return x
+
+    @classmethod
+    def _plain_kw(cls, kw):
+        # ``out=`` is written, not read (an in-place ``x += 1`` reads x through its argument)
+        return {k: cls._plain(v, note=k != "out") for k, v in kw.items()}
+
     def __array_ufunc__(self, ufunc, method, *args, **kw):
-        args = [a._whole() if isinstance(a, _Reads) else a for a in args]
-        return getattr(ufunc, method)(*args, **kw)
+        return getattr(ufunc, method)(*self._plain(args), **self._plain_kw(kw))
 
     def __array_function__(self, func, types, args, kw):
-        args = [a._whole() if isinstance(a, _Reads) else a for a in args]
-        return func(*args, **kw)
+        return func(*self._plain(args), **self._plain_kw(kw))
 
 
 def key_reads(run: Callable[[], object]) -> KeyReads:
     """Call ``run()`` (a NumPy call of a path in ``attnlib.core.blockwise``) with the K and V that
-    the path gets from ``attention_inputs`` replaced by arrays that note every read: for each read,
-    which keys it touched (a slice ``K[..., cols, :]`` its keys, a use of the whole array every
+    the path gets from ``attention_inputs`` replaced by arrays that note each read by indexing or
+    by NumPy arithmetic (see :class:`_Reads` for what they do not see): for each read, which keys
+    it touched (a slice ``K[..., cols, :]`` its keys, a use of the whole array every
     key). Chapter 17 counts with it that a query block reads each key once from K and once from V,
     and that no read covers more than one key block."""
     from .core import blockwise

@@ -131,13 +131,13 @@ RENDER_ALL = (".bd-article section > :not(section) "
               "{ content-visibility: visible !important; contain: layout style paint !important; }")
 
 
-def _eventually(page, js: str, arg=None, timeout: int = 5_000) -> None:
+def _eventually(page, js: str, arg=None, timeout: int = 5_000, polling="raf") -> None:
     """Waits up to ``timeout`` ms for ``js`` to hold in the page and returns either way: the
     assertion that follows says what did not happen."""
     from playwright.sync_api import TimeoutError as PlaywrightTimeout
 
     try:
-        page.wait_for_function(js, arg=arg, timeout=timeout)
+        page.wait_for_function(js, arg=arg, timeout=timeout, polling=polling)
     except PlaywrightTimeout:
         pass
 
@@ -653,10 +653,12 @@ def _announced(page, root, phrase: str) -> str:
     """What the explorer's polite live region says once it has said ``phrase`` (350 ms after
     the last change: a drag speaks where it stops)."""
     live = root.locator(".attn-announce")
-    # 15 s, not 5: in `make test` this page shares two cores with two more Chromiums and two
-    # torch kernels (load 10-18), and CI once saw the 380 ms of timers take longer than 5 s.
+    # 30 s, polled every 100 ms and not on animation frames: in `make test` this page shares two
+    # cores with two more Chromiums and two torch kernels (load 10-18); CI saw the 380 ms of
+    # timers take longer than 5 s, and once found the region still empty after 15 s of polling
+    # on animation frames, which a starved renderer also stops producing.
     _eventually(page, "([el, phrase]) => el.textContent.includes(phrase)",
-                [live.element_handle(), phrase], timeout=15_000)
+                [live.element_handle(), phrase], timeout=30_000, polling=100)
     return live.text_content()
 
 

@@ -81,3 +81,26 @@ def test_a_view_made_by_a_method_reads_every_key_once():
     y[0:1, 0:2]
     y @ np.ones((4, 1))
     assert seen == [(0, 1, 2, 3)]
+
+
+def test_the_key_axis_of_a_batched_array_is_the_second_last():
+    seen = []
+    x = np.arange(24.0).reshape(2, 4, 3).view(measure._Reads)
+    x.log = seen
+    x[0, :]  # every key of batch 0
+    x[1, 2]  # key 2
+    x[:, 1:3, :]
+    x[..., 3, :]
+    x[..., 0]  # a column: every key
+    assert seen == [(0, 1, 2, 3), (2,), (1, 2), (3,), (0, 1, 2, 3)]
+
+
+def test_whole_array_uses_inside_lists_and_out_are_noted_not_recursed():
+    seen = []
+    x = np.arange(12.0).reshape(4, 3).view(measure._Reads)
+    x.log = seen
+    both = np.concatenate([x, x])  # two reads of every key
+    x += 1  # one read: x as the argument; as out= it is written
+    np.multiply(np.ones((4, 3)), 2, out=x)  # written only
+    assert both.shape == (8, 3) and type(both) is np.ndarray
+    assert seen == [(0, 1, 2, 3)] * 3
