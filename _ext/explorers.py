@@ -4,6 +4,8 @@
   ``vendor/explorer.js`` (asynchronously: each explorer's block queues itself as the parser
   reads it, and the script wires it then), which brings its native controls to life; other
   pages load nothing of it.
+- The page's first explorer also carries, after its data, the frames of a reader's first
+  move (``attnlib.explorer_page.first_moves_html``): the neighbours of its first frame.
 - The chapters' kernels write every frame into ``$ATTNLIB_FRAMES_DIR`` (``make book`` sets it;
   default ``_build/frames``): the folder is emptied when the build starts, and after the
   build the frames that the pages name are copied into ``_static/frames/``.  A page naming a
@@ -46,8 +48,19 @@ def _start(app):
 
 
 def _page_script(app, pagename, templatename, context, doctree):
-    if 'class="attn-explorer"' in (context.get("body") or ""):
-        app.add_js_file(SCRIPT, **{"async": "async"})  # this page only
+    body = context.get("body") or ""
+    if 'class="attn-explorer"' not in body:
+        return
+    app.add_js_file(SCRIPT, **{"async": "async"})  # this page only
+    # The page's first explorer carries the frames of a reader's first move, so that move
+    # waits for no file (while the page is still being parsed, a frame file's script and its
+    # pictures' decoding wait behind the parser: docs/DESIGN.md, "The first explorer").
+    first = DATA.search(body)
+    if first is not None:
+        from attnlib.explorer_page import first_moves_html
+
+        moves = first_moves_html(json.loads(first.group(1)), _frames_dir(app))
+        context["body"] = body[:first.end()] + moves + body[first.end():]
 
 
 def _copy_frames(app, exception):

@@ -34,12 +34,15 @@ from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
-__all__ = ["MIME", "FRAMES_ENV", "MAX_FRAMES", "value_label", "controls", "frames_dir",
-           "write_frame", "outputs_html", "explorer_html", "FrozenExplorer", "frozen"]
+__all__ = ["MIME", "FIRST_MOVES_MIME", "FRAMES_ENV", "MAX_FRAMES", "value_label", "controls",
+           "frames_dir", "write_frame", "read_frame", "first_moves", "first_moves_html",
+           "outputs_html", "explorer_html", "FrozenExplorer", "frozen"]
 
 MIME = "application/vnd.attnlib.explorer+json"
+FIRST_MOVES_MIME = "application/vnd.attnlib.first-moves+json"
 FRAMES_ENV = "ATTNLIB_FRAMES_DIR"
 MAX_FRAMES = 200  # frames per explorer; each is a file, fetched only when reached
+_FRAME_HEAD = 'attnlibFrame("'  # a frame file: attnlibFrame("<name>",{"outputs":[...]});
 
 
 def value_label(value: Any) -> str:
@@ -96,9 +99,61 @@ def write_frame(outputs: list[dict], folder: Path) -> str:
     if not path.exists():
         tmp = path.with_suffix(f".{os.getpid()}.tmp")
         safe = body.replace("</", "<\\/")  # no "</script>" inside a script
-        tmp.write_text(f'attnlibFrame("{name}",{safe});\n', encoding="utf-8")
+        tmp.write_text(f'{_FRAME_HEAD}{name}",{safe});\n', encoding="utf-8")
         tmp.replace(path)
     return name
+
+
+def read_frame(folder: Path, name: str) -> str:
+    """The JSON text ``{"outputs": [...]}`` of frame ``name`` as :func:`write_frame` wrote it
+    (``"</"`` still escaped, so it can stand inside a script element)."""
+    text = (Path(folder) / f"{name}.js").read_text(encoding="utf-8")
+    head = f'{_FRAME_HEAD}{name}",'
+    if not (text.startswith(head) and text.rstrip().endswith(");")):
+        raise ValueError(f"read_frame: {name}.js in {folder} is not a frame file "
+                         "(write_frame writes them)")
+    return text[len(head):text.rstrip().rindex(");")]
+
+
+def first_moves(data: Mapping[str, Any]) -> list[str]:
+    """The frames a reader's first move can reach: one step from the initial values along
+    each control (a slider's neighbours, a toggle's other values), each name once, never
+    the initial frame.  ``data`` is the explorer's page data (``controls``, ``frames``)."""
+    spec, frames = data["controls"], data["frames"]
+    sizes = [len(c["labels"]) for c in spec]
+    if math.prod(sizes) != len(frames):
+        raise ValueError(f"first_moves: {len(frames)} frames for controls of sizes {sizes}")
+    initial = [c["initial"] for c in spec]
+
+    def flat(index: list[int]) -> int:  # row-major, as explorer.js's key()
+        out = 0
+        for size, i in zip(sizes, index, strict=True):
+            out = out * size + i
+        return out
+
+    first = frames[flat(initial)]
+    names: list[str] = []
+    for k, c in enumerate(spec):
+        steps = (1, -1) if c["kind"] == "slider" else range(1 - sizes[k], sizes[k])
+        for step in steps:
+            i = initial[k] + step
+            if step == 0 or not 0 <= i < sizes[k]:
+                continue
+            name = frames[flat(initial[:k] + [i] + initial[k + 1:])]
+            if name != first and name not in names:
+                names.append(name)
+    return names
+
+
+def first_moves_html(data: Mapping[str, Any], folder: Path) -> str:
+    """A script element with the outputs of :func:`first_moves` (empty when there are none):
+    the build puts it in a page's first explorer, so that a reader's first move there waits
+    for no file (``_ext/explorers.py``; see docs/DESIGN.md, "The first explorer")."""
+    names = first_moves(data)
+    if not names:
+        return ""
+    body = ",".join(f'"{n}":{read_frame(folder, n)}' for n in names)
+    return f'<script type="{FIRST_MOVES_MIME}">{{{body}}}</script>'
 
 
 # --------------------------------------------------------------------- markup ----

@@ -21,6 +21,7 @@
 (() => {
   "use strict";
   const DATA = 'script[type="application/vnd.attnlib.explorer+json"]';
+  const FIRST_MOVES = 'script[type="application/vnd.attnlib.first-moves+json"]';
   const HERE = document.currentScript ? document.currentScript.src : location.href;
   const FRAMES = new URL("../frames/", HERE).href; // _static/vendor/ -> _static/frames/
   const IMAGES = ["image/webp", "image/png", "image/jpeg", "image/gif", "image/svg+xml"];
@@ -117,10 +118,24 @@
   }
 
   // Nodes ready to show: every picture decoded off the main thread first.
+  const pictures = (nodes) => nodes.flatMap((n) => (n.tagName === "IMG" ? [n] : [...n.querySelectorAll("img")]));
+
   async function prepare(outputs) {
     const nodes = render(outputs);
-    const imgs = nodes.flatMap((n) => (n.tagName === "IMG" ? [n] : [...n.querySelectorAll("img")]));
-    await Promise.all(imgs.map((img) => img.decode().catch(() => {})));
+    await Promise.all(pictures(nodes).map((img) => img.decode().catch(() => {})));
+    return nodes;
+  }
+
+  // Nodes of a frame the page carries (a first move), ready at once: while the page is
+  // still being parsed, a decode's promise would wait behind the parser, so the pictures
+  // are decoded in the background now and painted when decoded (decoding="sync": the
+  // browser shows the old frame until then, never a blank one).
+  function prepareNow(outputs) {
+    const nodes = render(outputs);
+    pictures(nodes).forEach((img) => {
+      img.decoding = "sync";
+      img.decode().catch(() => {});
+    });
     return nodes;
   }
 
@@ -152,6 +167,7 @@
       const rows = root.querySelectorAll(".attn-control");
       this.controls = this.data.controls.map((c, k) => this.wire(c, k, rows[k]));
       this.ready.set(this.shownKey, Promise.resolve([...this.frameBox.childNodes]));
+      this.carried(root.querySelector(FIRST_MOVES));
       this.prefetched = null; // Promise: the neighbours of the current frame are ready
       // Neighbours are fetched as soon as the explorer comes near the screen (a reader who
       // never scrolls to it downloads none of its frames); the requests and the pictures'
@@ -178,6 +194,18 @@
         this.near = true;
         idle(() => this.prefetch());
       }
+    }
+
+    // The page's first explorer carries the frames of a reader's first move (the build puts
+    // them there: attnlib.explorer_page.first_moves_html): ready before any move.
+    carried(script) {
+      if (!script) return;
+      const frames = JSON.parse(script.textContent);
+      this.data.frames.forEach((name, key) => {
+        if (name in frames && !this.ready.has(key)) {
+          this.ready.set(key, Promise.resolve(prepareNow(frames[name].outputs)));
+        }
+      });
     }
 
     wire(c, k, row) {

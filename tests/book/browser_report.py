@@ -76,8 +76,9 @@ def format_lines(r: dict) -> list[str]:
                      f" {r['workers']} browser test workers; load average at the end"
                      f" {load} on {os.cpu_count()} CPUs)")
         lines.append("  wired: explorer.js has wired the page's first explorer; key: the key press"
-                     " on its first slider reached the page; works: the picture had changed;"
-                     " parsed: DOMContentLoaded")
+                     " on its first slider reached the page; works: the picture had changed on"
+                     " screen (watched in the page: the animation frame after the one that"
+                     " painted it); parsed: DOMContentLoaded")
         lines.append(f"{'page':<42} {'wired':>6} {'key':>6} {'works':>6} {'parsed':>6}"
                      f"  (target {target} s)")
         over = after_parse = visits_n = 0

@@ -784,9 +784,15 @@ def test_sliders_work_by_touch_on_a_phone(browser, origin):
 
 # In the page, from the moment it commits: waits (each animation frame) for explorer.js to
 # have wired an explorer, then focuses the first slider as a reader's Tab or click would, and
-# returns when that was (ms since navigation start), the picture's fingerprint and the key that
-# moves the slider.  One round trip to the page: the test's own calls (each waits for a free
-# moment of the page's main thread, which is parsing the chapter) are not the reader's time.
+# returns when that was (ms since navigation start) and the key that moves the slider.  The
+# key press starts a watch in the page: each animation frame compares the picture with what it
+# was before the key; the first frame that finds it changed will paint it, and the next
+# frame's callbacks run once that is done: that moment is when the picture had changed on
+# screen (window.__shown).  One round trip to the page, and the watch lives in it: the test's
+# own calls each wait for a free moment of a main thread that is parsing the chapter (until
+# ecab6eb seven of them stood between wiring and the key press; until this watch, the one
+# that looked for the changed picture started only once the parser let it, often at
+# DOMContentLoaded, whenever the picture had changed), and those waits are not the reader's.
 _WIRED_AND_FOCUSED = f"""() => new Promise((resolve) => {{
   const fingerprint = {_FINGERPRINT};
   const ready = () => {{
@@ -796,23 +802,22 @@ _WIRED_AND_FOCUSED = f"""() => new Promise((resolve) => {{
     }}
     const wired = performance.now();
     const slider = document.querySelector('.attn-explorer input[type=range]');
+    const before = fingerprint(slider);
     window.__firstKey = null;
-    slider.addEventListener('keydown', (e) => {{ window.__firstKey = e.timeStamp; }},
-                            {{ once: true, capture: true }});
+    window.__shown = null;
+    const watch = () => {{
+      if (fingerprint(slider) === before) {{ requestAnimationFrame(watch); return; }}
+      requestAnimationFrame(() => {{ window.__shown = performance.now(); }});
+    }};
+    slider.addEventListener('keydown', (e) => {{
+      window.__firstKey = e.timeStamp;
+      requestAnimationFrame(watch);
+    }}, {{ once: true, capture: true }});
     slider.focus();
-    resolve({{ wired, before: fingerprint(slider),
-               key: slider.value === slider.max ? 'ArrowLeft' : 'ArrowRight' }});
+    resolve({{ wired, key: slider.value === slider.max ? 'ArrowLeft' : 'ArrowRight' }});
   }};
   ready();
 }})"""
-
-# Resolves with performance.now() once the first slider's picture differs from `before`,
-# checked on every animation frame.
-_CHANGED = f"""(before) => {{
-  const fingerprint = {_FINGERPRINT};
-  const slider = document.querySelector('.attn-explorer input[type=range]');
-  return fingerprint(slider) !== before && performance.now();
-}}"""
 
 
 def _first_slider(visit, rel: str) -> tuple[float, float, float, float]:
@@ -823,12 +828,18 @@ def _first_slider(visit, rel: str) -> tuple[float, float, float, float]:
     page = v.page
     got = page.evaluate(_WIRED_AND_FOCUSED)
     page.keyboard.press(got["key"])
-    changed = page.wait_for_function(_CHANGED, arg=got["before"], polling="raf",
-                                     timeout=30_000).json_value()
+    _eventually(page, "() => window.__shown !== null", polling=100, timeout=30_000)
     page.wait_for_load_state("networkidle")
-    key, parsed = page.evaluate("""() => [window.__firstKey,
-        performance.getEntriesByType('navigation')[0].domContentLoadedEventStart]""")
+    changed, key, parsed, shown = page.evaluate("""() => {
+        const e = [...window.attnlibExplorers.values()][0];
+        return [window.__shown, window.__firstKey,
+                performance.getEntriesByType('navigation')[0].domContentLoadedEventStart,
+                e.data.frames[e.key()]]; }""")
     assert key is not None, f"{rel}: the key press did not reach the first slider"
+    assert changed is not None, f"{rel}: the key press did not change the picture within 30 s"
+    # the page's first explorer carries the frames of a first move (_ext/explorers.py)
+    assert f"_static/frames/{shown}.js" not in v.fetched, \
+        f"{rel}: the first move fetched its frame ({shown}) instead of the one the page carries"
     _assert_clean(v, rel)
     return got["wired"] / 1000, key / 1000, changed / 1000, parsed / 1000
 

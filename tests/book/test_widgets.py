@@ -99,6 +99,47 @@ def test_frozen_slider_and_toggle_frames_are_row_major(frames):
     assert texts == [f"d_k = {d}, {t}\n" for d in (4, 64, 1024) for t in ("float32", "float64")]
 
 
+def test_first_moves_are_the_neighbours_of_the_first_frame(frames):
+    """The frames a page's first explorer carries (explorer_page.first_moves): one step along
+    each slider, every other value of a toggle, each once, never the first frame; with their
+    outputs as the frame files hold them (first_moves_html)."""
+    import json
+    import re
+
+    from attnlib import explorer_page
+
+    ex = widgets.explorer(
+        lambda d_k, dtype, how: f"{d_k} {dtype} {how}",
+        sliders={"d_k": [4, 64, 1024]},
+        toggles={"dtype": ["float32", "float64"], "how": ["a", "b", "c"]},
+        initial={"d_k": 1024, "dtype": "float64", "how": "a"},
+        mode="frozen",
+    )
+    _, data = _page(ex)
+    moves = explorer_page.first_moves(data)
+    texts = [_frame_file(frames, n)[0]["text"] for n in moves]
+    # the last slider value has one neighbour; a toggle reaches each other value in one click
+    assert texts == ["64 float64 a\n", "1024 float32 a\n", "1024 float64 b\n",
+                     "1024 float64 c\n"]
+    script = explorer_page.first_moves_html(data, frames)
+    body = re.fullmatch(r'<script type="application/vnd\.attnlib\.first-moves\+json">(.*)</script>',
+                        script, re.S).group(1)
+    carried = json.loads(body)
+    assert list(carried) == moves
+    assert all(carried[n]["outputs"] == _frame_file(frames, n) for n in moves)
+
+    # the same frame at two positions is carried once, and the first frame never
+    same = {"controls": [{"kind": "slider", "labels": ["1", "2", "3"], "initial": 1}],
+            "frames": ["x", "y", "x"]}
+    assert explorer_page.first_moves(same) == ["x"]
+    assert explorer_page.first_moves({**same, "frames": ["y", "y", "y"]}) == []
+    with pytest.raises(ValueError, match="3 frames for controls of sizes"):
+        explorer_page.first_moves({**same, "controls": same["controls"] * 2})
+    (frames / "bad.js").write_text("console.log(1)", encoding="utf-8")
+    with pytest.raises(ValueError, match="bad.js .* is not a frame file"):
+        explorer_page.read_frame(frames, "bad")
+
+
 def test_frozen_readout_shows_values_not_indices(frames):
     ex = widgets.explorer(
         lambda fill: f"fill = {fill}",
