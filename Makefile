@@ -6,7 +6,7 @@ STAMP  := $(VENV)/.installed
 export PYTHONHASHSEED := 0
 export MPLBACKEND := module://matplotlib_inline.backend_inline
 
-.PHONY: venv vendor pyodide book serve lab test quick unit switch nbval nbval-portable browser colab notebooks bench lint clean
+.PHONY: venv vendor pyodide book serve lab test quick unit switch nbval nbval-portable browser first-slider colab notebooks bench lint clean
 
 venv: $(STAMP)
 # uv (pinned in requirements.txt) installs the list: the same pins as pip would, in a fraction
@@ -105,8 +105,14 @@ nbval-portable: venv
 # idle time, colour transitions) overlap another's work.  The report (bytes, first working
 # slider, prefetched moves) is merged over the workers (tests/book/browser_report.py).
 browser: venv
-	$(BIN)/python -m pytest tests -m "browser or built" -q -p no:cacheprovider --durations=10 \
-	    -n 3 --dist loadgroup
+	$(BIN)/python -m pytest tests -m "(browser or built) and not first_slider" -q -p no:cacheprovider \
+	    --durations=10 -n 3 --dist loadgroup
+
+# Issue 33's benchmark (navigation to a first slider whose key press changed the picture, cold
+# cache), timed with nothing else running: the last stage of `make test`, after both lanes.
+# Its table joins the browser tests' report of the same build (_build/browser_report.txt).
+first-slider: venv
+	$(BIN)/python -m pytest tests/book/test_browser.py -m first_slider -q -p no:cacheprovider
 
 # ipywidgets 8 runs the built book's explorers (their live specs): `make book` first.
 colab: venv

@@ -7,6 +7,10 @@ at once, each its stages in order:
 - the other lane: lint, the unit tests, nbval on other arithmetic, every chapter on PyTorch,
   the chapters as Colab runs them.
 
+Last, with nothing else running, the first-working-slider benchmark (`make first-slider`):
+a page's time to its first working slider is what the page costs a reader's machine, not
+what two lanes of tests cost it too (under them it ran 1.5-3 times as long).
+
 The two cores are busy most of the time this way (the build is mostly one process; the browser
 tests wait on the page much of the time).  Each stage writes to ``_build/logs/<stage>.log``,
 printed whole when the stage ends.  A stage that fails stops its lane; the other lane finishes
@@ -31,6 +35,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 LOGS = ROOT / "_build" / "logs"
 INSTALL = ["venv", "vendor", "pyodide"]
+QUIET = "first-slider"  # after both lanes, alone
 LANES = {
     "book": ["book", "browser"],
     "checks": ["lint", "unit", "nbval-portable", "switch", "colab"],
@@ -123,6 +128,8 @@ def main() -> int:
             t.start()
         for t in threads:
             t.join()
+        if not run.failed.is_set() and run.stage("-", QUIET, [QUIET]) != 0:
+            run.failed.set()
     table = run.table()
     (ROOT / "_build" / "stage_times.txt").write_text(table + "\n", encoding="utf-8")
     print("\nmake test, seconds per stage (two lanes side by side):")

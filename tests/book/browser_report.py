@@ -8,6 +8,10 @@ when its test module ends; at the end of the run the controller (``tests/conftes
 the parts, writes ``_build/browser_report.txt`` and prints it.  ``<run>`` is set once by the
 controller and inherited by its workers, so a test run beside it (``make test``'s other lane)
 never reads or clears this run's parts.
+
+The first-working-slider benchmark is timed apart, with nothing else running (``make
+first-slider``, the last stage of ``make test``): its run adds its table to the report of the
+same build, and a later ``make browser`` keeps it (``_build/browser_report.json``).
 """
 
 from __future__ import annotations
@@ -21,6 +25,11 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[2]
 PARTS = ROOT / "_build" / "browser_report.parts"
 OUT = ROOT / "_build" / "browser_report.txt"
+STATE = ROOT / "_build" / "browser_report.json"  # the tables OUT shows, and of which build
+BUILT = ROOT / "_build" / "html" / "index.html"
+TABLES = ("bytes", "first_slider", "prefetched")
+# what describes the first_slider table (kept with it)
+FIRST_SLIDER_META = ("target_s", "visits", "workers")
 RUN = "ATTNLIB_BROWSER_REPORT_RUN"
 
 
@@ -31,7 +40,7 @@ def start_run() -> None:
 
 def save_part(data: dict) -> None:
     """One worker's (or a run without workers') measurements."""
-    if not any(data.get(k) for k in ("bytes", "first_slider", "prefetched")):
+    if not any(data.get(k) for k in TABLES):
         return
     folder = PARTS / os.environ.get(RUN, "single")
     folder.mkdir(parents=True, exist_ok=True)
@@ -45,18 +54,46 @@ def finish() -> list[str]:
     folder = PARTS / os.environ.get(RUN, "single")
     if not folder.is_dir():
         return []
-    tables = ("bytes", "first_slider", "prefetched")
-    data: dict = {key: {} for key in tables}
+    run: dict = {key: {} for key in TABLES}
     for part in sorted(folder.glob("*.json")):
         got = json.loads(part.read_text(encoding="utf-8"))
-        for key in tables:
-            data[key].update(got.get(key, {}))
-        data.update({k: v for k, v in got.items() if k not in tables})
+        for key in TABLES:
+            run[key].update(got.get(key, {}))
+        run.update({k: v for k, v in got.items() if k not in TABLES})
     shutil.rmtree(folder, ignore_errors=True)
+    data = keep_earlier(run, _earlier(), _built())
     lines = format_lines(data)
     if lines:
         OUT.write_text("\n".join(lines) + "\n", encoding="utf-8")
+        STATE.write_text(json.dumps(data), encoding="utf-8")
     return lines
+
+
+def _built() -> int:
+    """Which build the pages are: the time the built book's front page was written."""
+    return BUILT.stat().st_mtime_ns if BUILT.is_file() else 0
+
+
+def _earlier() -> dict:
+    try:
+        return json.loads(STATE.read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return {}
+
+
+def keep_earlier(run: dict, earlier: dict, built: int) -> dict:
+    """This run's tables, and an earlier run's tables of the same build that this run did not
+    measure (the quiet benchmark and the browser tests are two runs)."""
+    data = {**{key: run.get(key) or {} for key in TABLES}, "built": built}
+    data.update({k: run[k] for k in FIRST_SLIDER_META if k in run})
+    if not built or earlier.get("built") != built:
+        return data
+    for key in TABLES:
+        if not data[key] and earlier.get(key):
+            data[key] = earlier[key]
+            if key == "first_slider":
+                data.update({k: earlier[k] for k in FIRST_SLIDER_META if k in earlier})
+    return data
 
 
 def format_lines(r: dict) -> list[str]:

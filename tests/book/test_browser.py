@@ -829,7 +829,7 @@ def _first_slider(visit, rel: str) -> tuple[float, float, float, float]:
     got = page.evaluate(_WIRED_AND_FOCUSED)
     page.keyboard.press(got["key"])
     _eventually(page, "() => window.__shown !== null", polling=100, timeout=30_000)
-    page.wait_for_load_state("networkidle")
+    page.wait_for_load_state("load")
     changed, key, parsed, shown = page.evaluate("""() => {
         const e = [...window.attnlibExplorers.values()][0];
         return [window.__shown, window.__firstKey,
@@ -858,6 +858,7 @@ _ARM = """(el) => {
 }"""
 
 
+@pytest.mark.first_slider
 @pytest.mark.parametrize("rel", _slider_pages())
 def test_first_slider_works_fast(visit, rel, report):
     """From navigation start to a first slider whose key press changes the picture, on a cold

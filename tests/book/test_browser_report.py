@@ -28,3 +28,25 @@ def test_first_slider_rows_and_the_after_parse_count():
     assert "over" not in " ".join(rows["a.html"])
     assert rows["b.html"][5:8] == ["over", "the", "target"]
     assert lines[-1].startswith("1 of 2 pages over the 0.5 s target; in 2 of 6 visits")
+
+
+def test_a_later_run_keeps_the_tables_it_did_not_measure_of_the_same_build():
+    """make test times the first slider apart (make first-slider) from the other browser tests
+    (make browser): each run adds its tables to the other's, for the same build only."""
+    slider = {"a.html": (0.4, 0.42, 0.45, 0.6, [0.45], 0)}
+    quiet = {"bytes": {}, "prefetched": {}, "first_slider": slider,
+             "target_s": 0.5, "visits": 3, "workers": 1}
+    browser = {"bytes": {"a.html": (1, 2, 3, 4)}, "prefetched": {"a.html": (1.0, True)},
+               "first_slider": {}, "target_s": 0.5, "visits": 3, "workers": 3}
+    first = browser_report.keep_earlier(quiet, {}, built=7)
+    assert first["first_slider"] == slider and first["bytes"] == {} and first["workers"] == 1
+    both = browser_report.keep_earlier(browser, first, built=7)
+    assert both["first_slider"] == slider and both["bytes"] == browser["bytes"]
+    assert both["workers"] == 1, "the benchmark's own run describes its table"
+    # a new build: nothing of the earlier run is kept
+    other = browser_report.keep_earlier(browser, first, built=8)
+    assert other["first_slider"] == {} and other["bytes"] == browser["bytes"]
+    # a table this run measured replaces the earlier one
+    again = browser_report.keep_earlier({**quiet, "first_slider": {"b.html": slider["a.html"]}},
+                                        both, built=7)
+    assert list(again["first_slider"]) == ["b.html"] and again["bytes"] == browser["bytes"]
