@@ -1,8 +1,8 @@
 // The book's page script (every page, deferred; no library).
 //  - A formula wider than its column scrolls sideways (book.css); here it also takes the
 //    keyboard focus (tabindex="0"), so it can be scrolled without a mouse, and stops taking
-//    it when the window is wide enough again.  The same for code blocks, cell outputs and
-//    tables that overflow (the theme's own version of this measured the whole page after
+//    it when the window is wide enough again.  The same for code blocks, cell outputs, the
+//    rows of a printed table (_ext/output_rows.py) and tables that overflow (the theme's own version of this measured the whole page after
 //    every change: _ext/book_html.py removes it).
 //  - Printing opens every folded <details> (hidden code, solutions) and closes them again
 //    afterwards, and scales a formula wider than the printed column to fit it.
@@ -40,7 +40,7 @@
   }
   // The theme's blocks (pydata-sphinx-theme's addTabStopsToScrollableElements) and formulas.
   // Tables are not measured: the build makes every table container a focusable region.
-  const BLOCKS = "pre, .cell_output > .output, .jp-RenderedHTMLCommon";
+  const BLOCKS = "pre, pre .attn-rows, .cell_output > .output, .jp-RenderedHTMLCommon";
   const SCROLLERS = `div.math > .katex-display, span.math, ${BLOCKS}`;
   const printMedia = window.matchMedia("print");
 

@@ -444,7 +444,8 @@ _SEARCH_BOXES = """() => Array.from(document.querySelectorAll(
 
 # At a phone's width: explorers, outputs, formulas and tables that are wider than their box
 # (cut, or scrolling without a way to scroll them from the keyboard) or that reach past the
-# content column; the page itself scrolling sideways.
+# content column; the rows of a printed table (_ext/output_rows.py) shown on more lines than
+# they have; the page itself scrolling sideways.
 _CUT = r"""() => {
   const article = document.querySelector('article.bd-article')
     || document.querySelector('.bd-article-container') || document.body;
@@ -455,7 +456,7 @@ _CUT = r"""() => {
     .slice(0, 2).join('.') + ' "' + (el.textContent || '').trim().slice(0, 40) + '"';
   const bad = [];
   const sel = '.attn-explorer, .attn-control, .attn-frame, div.cell_output, '
-    + 'div.cell_output > *, div.math, .katex-display, span.math, table';
+    + 'div.cell_output > *, pre .attn-rows, div.math, .katex-display, span.math, table';
   for (const el of article.querySelectorAll(sel)) {
     if (!el.getClientRects().length || el.closest('details:not([open])')) continue;
     const style = getComputedStyle(el);
@@ -477,6 +478,15 @@ _CUT = r"""() => {
     if (!clipped && (r.right > col.right + 1 || r.left < col.left - 1))
       bad.push(`${name(el)}: reaches past the column (${Math.round(r.left)}–${Math.round(r.right)}`
                + ` of ${Math.round(col.left)}–${Math.round(col.right)})`);
+  }
+  for (const el of article.querySelectorAll('pre .attn-rows')) {
+    if (!el.getClientRects().length || el.closest('details:not([open])')) continue;
+    const lines = el.textContent.replace(/\n$/, '').split('\n').length;
+    const range = document.createRange();
+    range.selectNodeContents(el);
+    const shown = new Set([...range.getClientRects()].filter(r => r.width > 0)
+      .map(r => Math.round(r.top))).size;
+    if (shown !== lines) bad.push(`${name(el)}: a table's ${lines} rows shown on ${shown} lines`);
   }
   if (document.documentElement.scrollWidth > innerWidth + 1)
     bad.push(`the page scrolls sideways: ${document.documentElement.scrollWidth} px`);
