@@ -102,8 +102,9 @@ nbval-portable: venv
 	$(PORTABLE_ENV) $(NBVAL)
 
 # Three workers, each with its own Chromium: a page's waits (network idle, book.js's measures in
-# idle time, colour transitions) overlap another's work.  The report (bytes, first working
-# slider, prefetched moves) is merged over the workers (tests/book/browser_report.py).
+# idle time, colour transitions) overlap another's work.  The report (bytes, prefetched moves)
+# is merged over the workers (tests/book/browser_report.py); the first working slider is
+# timed apart, with nothing else running (make first-slider, below).
 browser: venv
 	$(BIN)/python -m pytest tests -m "(browser or built) and not first_slider" -q -p no:cacheprovider \
 	    --durations=10 -n 3 --dist loadgroup

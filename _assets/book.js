@@ -2,8 +2,9 @@
 //  - A formula wider than its column scrolls sideways (book.css); here it also takes the
 //    keyboard focus (tabindex="0"), so it can be scrolled without a mouse, and stops taking
 //    it when the window is wide enough again.  The same for code blocks, cell outputs, the
-//    rows of a printed table (_ext/output_rows.py) and tables that overflow (the theme's own version of this measured the whole page after
-//    every change: _ext/book_html.py removes it).
+//    rows of a printed table (_ext/output_rows.py) and tables that overflow (the theme's own
+//    version of this measured the whole page after every change: _ext/book_html.py removes
+//    it).
 //  - Printing opens every folded <details> (hidden code, solutions) and closes them again
 //    afterwards, and scales a formula wider than the printed column to fit it.
 //  - sphinx-copybutton has no Korean messages ("Copy", "Copied!"), and sphinx-togglebutton

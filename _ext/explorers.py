@@ -59,7 +59,11 @@ def _page_script(app, pagename, templatename, context, doctree):
     if first is not None:
         from attnlib.explorer_page import first_moves_html
 
-        moves = first_moves_html(json.loads(first.group(1)), _frames_dir(app))
+        try:
+            moves = first_moves_html(json.loads(first.group(1)), _frames_dir(app))
+        except FileNotFoundError as err:
+            raise ExtensionError(f"explorers: {pagename}: a first move's frame no kernel "
+                                 f"wrote: {err}") from err
         context["body"] = body[:first.end()] + moves + body[first.end():]
 
 

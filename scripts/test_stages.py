@@ -9,7 +9,8 @@ at once, each its stages in order:
 
 Last, with nothing else running, the first-working-slider benchmark (`make first-slider`):
 a page's time to its first working slider is what the page costs a reader's machine, not
-what two lanes of tests cost it too (under them it ran 1.5-3 times as long).
+what two lanes of tests cost it too (under them it ran 1.5-3 times as long).  When a stage
+has failed, it does not run (and has no row in the table).
 
 The two cores are busy most of the time this way (the build is mostly one process; the browser
 tests wait on the page much of the time).  Each stage writes to ``_build/logs/<stage>.log``,

@@ -18,7 +18,8 @@ Every frame, the first included, is written once into ``$ATTNLIB_FRAMES_DIR`` as
 ``<sha256>.js`` (``attnlibFrame("<name>", {"outputs": [...]})``: a script, so a page opened
 as a file can load it too); ``_ext/explorers.py`` copies the frames the pages name into
 ``_static/frames/``.  A reader downloads a frame when a control reaches it, or when the
-script prefetches the neighbours of the current one.
+script prefetches the neighbours of the current one; the page's first explorer carries the
+frames of a reader's first move (:func:`first_moves_html`, put in by ``_ext/explorers.py``).
 
 Drawing only: the frames come from :func:`attnlib.pictures.render_outputs`.
 """
@@ -35,7 +36,8 @@ from pathlib import Path
 from typing import Any
 
 __all__ = ["MIME", "FIRST_MOVES_MIME", "FRAMES_ENV", "MAX_FRAMES", "value_label", "controls",
-           "frames_dir", "write_frame", "read_frame", "first_moves", "first_moves_html",
+           "frames_dir", "write_frame", "read_frame", "inline_json", "first_moves",
+           "first_moves_html",
            "outputs_html", "explorer_html", "FrozenExplorer", "frozen"]
 
 MIME = "application/vnd.attnlib.explorer+json"
@@ -43,6 +45,8 @@ FIRST_MOVES_MIME = "application/vnd.attnlib.first-moves+json"
 FRAMES_ENV = "ATTNLIB_FRAMES_DIR"
 MAX_FRAMES = 200  # frames per explorer; each is a file, fetched only when reached
 _FRAME_HEAD = 'attnlibFrame("'  # a frame file: attnlibFrame("<name>",{"outputs":[...]});
+# frames a page's first explorer carries at most (each is 5-25 kB gzip on every first visit)
+MAX_FIRST_MOVES = 6
 
 
 def value_label(value: Any) -> str:
@@ -104,6 +108,13 @@ def write_frame(outputs: list[dict], folder: Path) -> str:
     return name
 
 
+def inline_json(text: str) -> str:
+    """JSON text made safe inside a page's ``<script>`` element: every ``<`` (which JSON has
+    only inside strings) as ``\\u003c``, so neither ``</script>`` nor ``<!--`` can end or
+    change the element."""
+    return text.replace("<", "\\u003c")
+
+
 def read_frame(folder: Path, name: str) -> str:
     """The JSON text ``{"outputs": [...]}`` of frame ``name`` as :func:`write_frame` wrote it
     (``"</"`` still escaped, so it can stand inside a script element)."""
@@ -118,7 +129,8 @@ def read_frame(folder: Path, name: str) -> str:
 def first_moves(data: Mapping[str, Any]) -> list[str]:
     """The frames a reader's first move can reach: one step from the initial values along
     each control (a slider's neighbours, a toggle's other values), each name once, never
-    the initial frame.  ``data`` is the explorer's page data (``controls``, ``frames``)."""
+    the initial frame; at most :data:`MAX_FIRST_MOVES`, the sliders' first.  ``data`` is the
+    explorer's page data (``controls``, ``frames``)."""
     spec, frames = data["controls"], data["frames"]
     sizes = [len(c["labels"]) for c in spec]
     if math.prod(sizes) != len(frames):
@@ -142,7 +154,7 @@ def first_moves(data: Mapping[str, Any]) -> list[str]:
             name = frames[flat(initial[:k] + [i] + initial[k + 1:])]
             if name != first and name not in names:
                 names.append(name)
-    return names
+    return names[:MAX_FIRST_MOVES]
 
 
 def first_moves_html(data: Mapping[str, Any], folder: Path) -> str:
@@ -153,7 +165,7 @@ def first_moves_html(data: Mapping[str, Any], folder: Path) -> str:
     if not names:
         return ""
     body = ",".join(f'"{n}":{read_frame(folder, n)}' for n in names)
-    return f'<script type="{FIRST_MOVES_MIME}">{{{body}}}</script>'
+    return f'<script type="{FIRST_MOVES_MIME}">{inline_json("{" + body + "}")}</script>'
 
 
 # --------------------------------------------------------------------- markup ----
@@ -228,7 +240,7 @@ def explorer_html(spec: list[dict], first: list[dict], frames: list[str],
     """The explorer's block: controls (at their initial values), the first frame, the live
     region and the page's data (controls, frame files, live spec)."""
     data = {"version": 2, "controls": spec, "frames": frames, "python": python}
-    text = json.dumps(data, ensure_ascii=False, separators=(",", ":")).replace("</", "<\\/")
+    text = inline_json(json.dumps(data, ensure_ascii=False, separators=(",", ":")))
     uid = "ax-" + hashlib.sha256(text.encode()).hexdigest()[:10]
     rows = []
     for k, c in enumerate(spec):

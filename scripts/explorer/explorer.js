@@ -10,7 +10,9 @@
 // the same animation frame), else from its file, _static/frames/<name>.js, a script that calls
 // attnlibFrame(name, {outputs}) (a script and not fetch(), so a page opened as a file works
 // too).  The neighbours of the current frame are prefetched when the explorer comes near the
-// screen, and after each move in idle moments.
+// screen, and after each move in idle moments.  The page's first explorer carries the frames
+// of a reader's first move (<script type="application/vnd.attnlib.first-moves+json">, put in
+// by the build): they are ready as soon as it is wired, with no file to wait for.
 //
 // Loaded asynchronously: each explorer's block queues itself as the parser reads it, and is
 // wired then (see the end of this file).
@@ -118,7 +120,8 @@
   }
 
   // Nodes ready to show: every picture decoded off the main thread first.
-  const pictures = (nodes) => nodes.flatMap((n) => (n.tagName === "IMG" ? [n] : [...n.querySelectorAll("img")]));
+  const pictures = (nodes) => nodes.flatMap(
+    (n) => (n.tagName === "IMG" ? [n] : [...n.querySelectorAll("img")]));
 
   async function prepare(outputs) {
     const nodes = render(outputs);
@@ -134,7 +137,8 @@
     const nodes = render(outputs);
     pictures(nodes).forEach((img) => {
       img.decoding = "sync";
-      img.decode().catch(() => {});
+      const later = () => { img.decoding = "async"; }; // decoded: no need to wait any more
+      img.decode().then(later, later);
     });
     return nodes;
   }
@@ -166,7 +170,11 @@
       this.status = null;
       const rows = root.querySelectorAll(".attn-control");
       this.controls = this.data.controls.map((c, k) => this.wire(c, k, rows[k]));
-      this.ready.set(this.shownKey, Promise.resolve([...this.frameBox.childNodes]));
+      const shown = Promise.resolve([...this.frameBox.childNodes]);
+      const firstName = this.data.frames[this.shownKey];
+      this.data.frames.forEach((name, key) => {
+        if (name === firstName) this.ready.set(key, shown); // the same frame elsewhere too
+      });
       this.carried(root.querySelector(FIRST_MOVES));
       this.prefetched = null; // Promise: the neighbours of the current frame are ready
       // Neighbours are fetched as soon as the explorer comes near the screen (a reader who
@@ -200,11 +208,18 @@
     // them there: attnlib.explorer_page.first_moves_html): ready before any move.
     carried(script) {
       if (!script) return;
-      const frames = JSON.parse(script.textContent);
+      let frames;
+      try {
+        frames = JSON.parse(script.textContent);
+      } catch (err) { // the files are still there
+        stats.errors.push(`first moves: ${err}`);
+        return;
+      }
+      const byName = new Map(); // a frame at several positions is drawn once
       this.data.frames.forEach((name, key) => {
-        if (name in frames && !this.ready.has(key)) {
-          this.ready.set(key, Promise.resolve(prepareNow(frames[name].outputs)));
-        }
+        if (!Object.prototype.hasOwnProperty.call(frames, name) || this.ready.has(key)) return;
+        if (!byName.has(name)) byName.set(name, Promise.resolve(prepareNow(frames[name].outputs)));
+        this.ready.set(key, byName.get(name));
       });
     }
 

@@ -29,7 +29,13 @@ STATE = ROOT / "_build" / "browser_report.json"  # the tables OUT shows, and of 
 BUILT = ROOT / "_build" / "html" / "index.html"
 TABLES = ("bytes", "first_slider", "prefetched")
 # what describes the first_slider table (kept with it)
-FIRST_SLIDER_META = ("target_s", "visits", "workers")
+FIRST_SLIDER_META = ("target_s", "visits", "workers", "load", "cpus")
+
+
+def machine() -> dict:
+    """The load average and the CPUs, when a run's measurements end (its part keeps them)."""
+    load = " ".join(f"{x:.1f}" for x in os.getloadavg()) if hasattr(os, "getloadavg") else "?"
+    return {"load": load, "cpus": os.cpu_count()}
 RUN = "ATTNLIB_BROWSER_REPORT_RUN"
 
 
@@ -107,15 +113,17 @@ def format_lines(r: dict) -> list[str]:
                          f" {pre / 1e6:7.3f}")
     if r["first_slider"]:
         target = r["target_s"]
-        load = " ".join(f"{x:.1f}" for x in os.getloadavg()) if hasattr(os, "getloadavg") else "?"
+        now = machine()
+        load, cpus = r.get("load", now["load"]), r.get("cpus", now["cpus"])
         lines.append("time to first working slider (s from navigation start to a key press that"
                      f" changed the picture; median of {r['visits']} cold visits;"
                      f" {r['workers']} browser test workers; load average at the end"
-                     f" {load} on {os.cpu_count()} CPUs)")
+                     f" {load} on {cpus} CPUs)")
         lines.append("  wired: explorer.js has wired the page's first explorer; key: the key press"
-                     " on its first slider reached the page; works: the picture had changed on"
-                     " screen (watched in the page: the animation frame after the one that"
-                     " painted it); parsed: DOMContentLoaded")
+                     " on its first slider reached the page; works: the page had drawn the new"
+                     " picture in a frame (watched in the page: the animation frame after the"
+                     " one that drew it; the frame may still be on its way to the screen);"
+                     " parsed: DOMContentLoaded")
         lines.append(f"{'page':<42} {'wired':>6} {'key':>6} {'works':>6} {'parsed':>6}"
                      f"  (target {target} s)")
         over = after_parse = visits_n = 0
@@ -132,7 +140,7 @@ def format_lines(r: dict) -> list[str]:
                      " DOMContentLoaded")
     if r["prefetched"]:
         lines.append("a move to a prefetched frame (key press -> picture changed; 'yes' = before"
-                     " the next animation frame's callbacks, so painted in that frame)")
+                     " the next animation frame's callbacks, so drawn in that frame)")
         for rel, (ms, in_frame) in sorted(r["prefetched"].items()):
             lines.append(f"{rel:<42} {ms:7.1f} ms  {'yes' if in_frame else 'NO'}")
     return lines

@@ -11,6 +11,8 @@
   widget state and widget views are not; a stored figure carries its image, not only
   its ``<Figure size …>`` text; a cell that only records ledger claims hides its source
   (tag ``hide-input``, scripts/tag_claim_cells.py) so the reader sees its check lines.
+- The built book (``make book``): the Colab button, the icon fonts, the frames a page's first
+  explorer carries.
 """
 
 from __future__ import annotations
@@ -539,3 +541,37 @@ def test_search_index_cuts_korean_particles():
     assert "야코비안은" in words  # the whole word too
     lang = ks.SearchKorean({})
     assert lang.stem("야코비안") == "야코비안" and lang.stem("attention") == "attent"
+
+
+@pytest.mark.built
+def test_a_pages_first_explorer_carries_its_first_moves():
+    """In the built book each page's first explorer carries, right after its data, the frames
+    of explorer_page.first_moves (as their files hold them), and no other explorer carries
+    any (_ext/explorers.py)."""
+    import json
+
+    from attnlib import explorer_page
+
+    html = ROOT / "_build" / "html"
+    frames = html / "_static" / "frames"
+    if not frames.is_dir():
+        pytest.skip("no built book (make book)")
+    data = re.compile(r'<script type="application/vnd\.attnlib\.explorer\+json">(.*?)</script>'
+                      r'(<script type="application/vnd\.attnlib\.first-moves\+json">(.*?)'
+                      r"</script>)?", re.S)
+    pages = 0
+    for page in sorted(html.rglob("*.html")):
+        found = data.findall(page.read_text(encoding="utf-8"))
+        if not found:
+            continue
+        pages += 1
+        (first, carried, moves), rest = found[0], found[1:]
+        assert carried, f"{page.name}: its first explorer carries no frames"
+        expected = explorer_page.first_moves(json.loads(first))
+        got = json.loads(moves)
+        assert list(got) == expected, f"{page.name}: carries {list(got)}, not {expected}"
+        for name in expected:
+            body = json.loads(explorer_page.read_frame(frames, name))
+            assert got[name] == body, f"{page.name}: frame {name} differs from its file"
+        assert not any(c for _, c, _ in rest), f"{page.name}: a later explorer carries frames"
+    assert pages >= 10, f"only {pages} built pages with explorers"

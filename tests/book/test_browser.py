@@ -230,7 +230,8 @@ def report():
     browser_report.save_part({
         "bytes": r.bytes, "first_slider": r.first_slider, "prefetched": r.prefetched,
         "target_s": FIRST_SLIDER_TARGET_S, "visits": FIRST_SLIDER_VISITS,
-        "workers": int(os.environ.get("PYTEST_XDIST_WORKER_COUNT", "1"))})
+        "workers": int(os.environ.get("PYTEST_XDIST_WORKER_COUNT", "1")),
+        **browser_report.machine()})
 
 
 def _assert_clean(v: Visit, rel: str):
@@ -796,13 +797,15 @@ def test_sliders_work_by_touch_on_a_phone(browser, origin):
 # have wired an explorer, then focuses the first slider as a reader's Tab or click would, and
 # returns when that was (ms since navigation start) and the key that moves the slider.  The
 # key press starts a watch in the page: each animation frame compares the picture with what it
-# was before the key; the first frame that finds it changed will paint it, and the next
-# frame's callbacks run once that is done: that moment is when the picture had changed on
-# screen (window.__shown).  One round trip to the page, and the watch lives in it: the test's
-# own calls each wait for a free moment of a main thread that is parsing the chapter (until
-# ecab6eb seven of them stood between wiring and the key press; until this watch, the one
-# that looked for the changed picture started only once the parser let it, often at
-# DOMContentLoaded, whenever the picture had changed), and those waits are not the reader's.
+# was before the key; the first frame that finds it changed draws it, and the next frame's
+# callbacks run once the page has handed that frame on for display: that moment is when the
+# picture had changed (window.__shown; the compositor may still be putting the frame on the
+# screen, a picture's decoding included).  One round trip to the page, and the watch lives
+# in it: the test's own calls each wait for a free moment of a main thread that is parsing
+# the chapter (until ecab6eb seven of them stood between wiring and the key press; until this
+# watch, the one that looked for the changed picture started only once the parser let it,
+# often at DOMContentLoaded, whenever the picture had changed), and those waits are not the
+# reader's.
 _WIRED_AND_FOCUSED = f"""() => new Promise((resolve) => {{
   const fingerprint = {_FINGERPRINT};
   const ready = () => {{
@@ -839,12 +842,15 @@ def _first_slider(visit, rel: str) -> tuple[float, float, float, float]:
     got = page.evaluate(_WIRED_AND_FOCUSED)
     page.keyboard.press(got["key"])
     _eventually(page, "() => window.__shown !== null", polling=100, timeout=30_000)
-    page.wait_for_load_state("load")
-    changed, key, parsed, shown = page.evaluate("""() => {
-        const e = [...window.attnlibExplorers.values()][0];
+    page.wait_for_load_state("networkidle")  # and what the page fetches after the move
+    changed, key, parsed, shown, first = page.evaluate("""() => {
+        const root = document.querySelector('.attn-explorer input[type=range]')
+          .closest('.attn-explorer');
+        const e = window.attnlibExplorers.get(root);
         return [window.__shown, window.__firstKey,
                 performance.getEntriesByType('navigation')[0].domContentLoadedEventStart,
-                e.data.frames[e.key()]]; }""")
+                e.data.frames[e.key()], root === document.querySelector('.attn-explorer')]; }""")
+    assert first, f"{rel}: the page's first explorer has no slider (the key moved another)"
     assert key is not None, f"{rel}: the key press did not reach the first slider"
     assert changed is not None, f"{rel}: the key press did not change the picture within 30 s"
     # the page's first explorer carries the frames of a first move (_ext/explorers.py)

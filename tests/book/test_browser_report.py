@@ -35,14 +35,17 @@ def test_a_later_run_keeps_the_tables_it_did_not_measure_of_the_same_build():
     (make browser): each run adds its tables to the other's, for the same build only."""
     slider = {"a.html": (0.4, 0.42, 0.45, 0.6, [0.45], 0)}
     quiet = {"bytes": {}, "prefetched": {}, "first_slider": slider,
-             "target_s": 0.5, "visits": 3, "workers": 1}
+             "target_s": 0.5, "visits": 3, "workers": 1, "load": "4.1 2.0 1.0", "cpus": 2}
     browser = {"bytes": {"a.html": (1, 2, 3, 4)}, "prefetched": {"a.html": (1.0, True)},
-               "first_slider": {}, "target_s": 0.5, "visits": 3, "workers": 3}
+               "first_slider": {}, "target_s": 0.5, "visits": 3, "workers": 3,
+               "load": "9.9 9.9 9.9", "cpus": 2}
     first = browser_report.keep_earlier(quiet, {}, built=7)
     assert first["first_slider"] == slider and first["bytes"] == {} and first["workers"] == 1
     both = browser_report.keep_earlier(browser, first, built=7)
     assert both["first_slider"] == slider and both["bytes"] == browser["bytes"]
     assert both["workers"] == 1, "the benchmark's own run describes its table"
+    assert any("load average at the end 4.1 2.0 1.0 on 2 CPUs" in line
+               for line in browser_report.format_lines(both))
     # a new build: nothing of the earlier run is kept
     other = browser_report.keep_earlier(browser, first, built=8)
     assert other["first_slider"] == {} and other["bytes"] == browser["bytes"]

@@ -133,6 +133,11 @@ def test_first_moves_are_the_neighbours_of_the_first_frame(frames):
             "frames": ["x", "y", "x"]}
     assert explorer_page.first_moves(same) == ["x"]
     assert explorer_page.first_moves({**same, "frames": ["y", "y", "y"]}) == []
+    # a toggle of many values: the first MAX_FIRST_MOVES, the slider's neighbours first
+    many = {"controls": [{"kind": "slider", "labels": ["1", "2"], "initial": 0},
+                         {"kind": "toggle", "labels": list("abcdefghij"), "initial": 0}],
+            "frames": [f"f{i}" for i in range(20)]}
+    assert explorer_page.first_moves(many) == ["f10"] + [f"f{i}" for i in range(1, 6)]
     with pytest.raises(ValueError, match="3 frames for controls of sizes"):
         explorer_page.first_moves({**same, "controls": same["controls"] * 2})
     (frames / "bad.js").write_text("console.log(1)", encoding="utf-8")
