@@ -120,10 +120,10 @@ def format_lines(r: dict) -> list[str]:
                      f" {r['workers']} browser test workers; load average at the end"
                      f" {load} on {cpus} CPUs)")
         lines.append("  wired: explorer.js has wired the page's first explorer; key: the key press"
-                     " on its first slider reached the page; works: the page had drawn the new"
-                     " picture in a frame (watched in the page: the animation frame after the"
-                     " one that drew it; the frame may still be on its way to the screen);"
-                     " parsed: DOMContentLoaded")
+                     " on its first slider reached the page; works: the new picture was in a"
+                     " frame the page had handed on (watched in the page: the animation frame"
+                     " after the one that drew it), or on screen after the key (Event Timing),"
+                     " whichever came later; parsed: DOMContentLoaded")
         lines.append(f"{'page':<42} {'wired':>6} {'key':>6} {'works':>6} {'parsed':>6}"
                      f"  (target {target} s)")
         over = after_parse = visits_n = 0
