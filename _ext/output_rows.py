@@ -1,21 +1,20 @@
 """Sphinx extension: a table a cell prints keeps its columns on a narrow screen.
 
-A line a cell prints wraps where the column ends (``book.css``: on a phone a long sentence
-reads on, instead of widening the page).  A printed table wraps too, and its columns come
-apart: on a 390 px phone chapter 17's 「블록 본 키 s_max ℓ O」 table put each row's last
-number on a line of its own.  Here the rows of a printed table (two or more lines in a row
-whose columns are set apart by two spaces or more, each lined up with the one before and
-with about as many columns, at least one with three columns or more; not a ledger line ✔/✘)
-and a NumPy
-matrix printed over several lines become one block
-that keeps its lines and scrolls sideways where the column is narrower (``.attn-rows`` in
-``book.css``).  It has a tab stop from the start, so that a keyboard can scroll it as soon as
-the page is parsed (axe-core's scrollable-region-focusable at any moment); ``book.js`` takes
-the stop away again, in idle time, from a block that does not scroll at the window's width
-(``data-book-scroll``: a stop it manages), and gives it back if a narrower window makes it
-scroll.
-The sentences around it still wrap.  Only plain text is touched: an output that the
-highlighter coloured is left as it is.
+A line a cell prints wraps where the column ends (``book.css``: on a phone a long
+sentence reads on, instead of widening the page). A printed table wraps too, and its
+columns come apart: on a 390 px phone chapter 17's 「블록 본 키 s_max ℓ O」 table put each
+row's last number on a line of its own. Here the rows of a printed table (two or
+more lines in a row whose columns are set apart by two spaces or more, each lined up
+with the one before and with about as many columns, at least one with three columns
+or more; not a ledger line ✔/✘) and a NumPy matrix printed over several lines become
+one block that keeps its lines and scrolls sideways where the column is narrower
+(``.attn-rows`` in ``book.css``). It has a tab stop from the start, so that a
+keyboard can scroll it as soon as the page is parsed (axe-core's
+scrollable-region-focusable at any moment); ``book.js`` takes the stop away again,
+in idle time, from a block that does not scroll at the window's width
+(``data-book-scroll``: a stop it manages), and gives it back if a narrower window
+makes it scroll. The sentences around it still wrap. Only plain text is touched: an
+output that the highlighter coloured is left as it is.
 """
 
 from __future__ import annotations

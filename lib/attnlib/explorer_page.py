@@ -37,8 +37,7 @@ from typing import Any
 
 __all__ = ["MIME", "FIRST_MOVES_MIME", "FRAMES_ENV", "MAX_FRAMES", "value_label", "controls",
            "frames_dir", "write_frame", "read_frame", "inline_json", "first_moves",
-           "first_moves_html",
-           "outputs_html", "explorer_html", "FrozenExplorer", "frozen"]
+           "first_moves_html", "outputs_html", "explorer_html", "FrozenExplorer", "frozen"]
 
 MIME = "application/vnd.attnlib.explorer+json"
 FIRST_MOVES_MIME = "application/vnd.attnlib.first-moves+json"

@@ -25,6 +25,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[2]
 PARTS = ROOT / "_build" / "browser_report.parts"
 OUT = ROOT / "_build" / "browser_report.txt"
+RUN = "ATTNLIB_BROWSER_REPORT_RUN"
 STATE = ROOT / "_build" / "browser_report.json"  # the tables OUT shows, and of which build
 BUILT = ROOT / "_build" / "html" / "index.html"
 TABLES = ("bytes", "first_slider", "prefetched")
@@ -36,7 +37,6 @@ def machine() -> dict:
     """The load average and the CPUs, when a run's measurements end (its part keeps them)."""
     load = " ".join(f"{x:.1f}" for x in os.getloadavg()) if hasattr(os, "getloadavg") else "?"
     return {"load": load, "cpus": os.cpu_count()}
-RUN = "ATTNLIB_BROWSER_REPORT_RUN"
 
 
 def start_run() -> None:
