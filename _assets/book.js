@@ -137,7 +137,18 @@
     idle(() => document.querySelectorAll(SCROLLERS).forEach((el) => observer.observe(el)));
   }
 
+  // Widths change with the window and as fonts arrive; before the first measuring has begun
+  // (a second after load) there is nothing to measure again: `watch` measures them all then.
+  // (fonts.ready resolves about when the page loads: scheduling then would lay formulas out
+  // just as the reader's first move comes.)
+  const again = () => { if (watching) schedule(); };
+  window.addEventListener("resize", again);
+
   function loaded() {
+    // Widths change as fonts arrive.  Asked for here, not when this script runs: reading
+    // document.fonts.ready lays the page out at once (53 ms on chapter 3, before its first
+    // frame, in the middle of the deferred scripts: docs/DESIGN.md, "The first explorer").
+    if (document.fonts) document.fonts.ready.then(again);
     setTimeout(watch, 1000);  // a second for the reader's first move before any measuring
     setTimeout(() => {  // after sphinx-copybutton and sphinx-togglebutton have added theirs
       copyButtons();
@@ -146,11 +157,4 @@
   }
   if (document.readyState === "complete") loaded();
   else window.addEventListener("load", loaded);
-  // Widths change with the window and as fonts arrive; before the first measuring has begun
-  // (a second after load) there is nothing to measure again: `watch` measures them all then.
-  // (fonts.ready resolves about when the page loads: scheduling here would lay formulas out
-  // just as the reader's first move comes.)
-  const again = () => { if (watching) schedule(); };
-  window.addEventListener("resize", again);
-  if (document.fonts) document.fonts.ready.then(again);
 })();

@@ -12,8 +12,9 @@ they held up the parsing of the page (and with it the first explorer) until ever
 stylesheet had arrived.  Deferred scripts keep their order.  Two exceptions:
 documentation_options.js, which inline scripts of every page extend as they are parsed,
 and the search page, whose own search scripts expect doctools.js to have run.
-The explorer script (``vendor/explorer.js``, _ext/explorers.py) is asynchronous, not deferred:
-it wires each explorer as the parser reads it, not once the whole page is parsed.
+The explorer script (``vendor/explorer.js``) is not among them: _ext/explorers.py puts it in
+the body, before the page's first explorer, so that each explorer is wired as the parser reads
+it, not once the whole page is parsed and the deferred scripts have run.
 
 pydata-sphinx-theme (0.17.1) gives every overflowing code block and cell output a tab stop:
 at the window's load event it measures all of them, and again after every change anywhere in
@@ -59,7 +60,6 @@ def _dedupe_scripts(app, pagename, templatename, context, doctree):
 
 
 _BLOCKING = ("_static/documentation_options.js",)
-_FIRST = "_static/vendor/explorer.js"  # async, requested ahead of the deferred scripts
 
 
 def _defer_scripts(app, pagename, templatename, context, doctree):
@@ -73,12 +73,6 @@ def _defer_scripts(app, pagename, templatename, context, doctree):
             continue
         # A new object: the builder shares these between pages (the search page included).
         scripts[i] = type(js)(js.filename, priority=js.priority, **attrs, defer="defer")
-    first = [js for js in scripts if str(getattr(js, "filename", "") or "") == _FIRST]
-    if first:
-        rest = [js for js in scripts if all(js is not f for f in first)]
-        at = next((i for i, js in enumerate(rest)
-                   if "defer" in (getattr(js, "attributes", None) or {})), len(rest))
-        scripts[:] = rest[:at] + first + rest[at:]
 
 
 # sphinx-design's files, and what marks a page that uses one of its components.
@@ -150,6 +144,29 @@ def _theme_catalog(app):
         app.add_message_catalog("booktheme", str(base))
 
 
+# Fonts every page of its kind draws text in, asked for with the page: found only by its
+# first layout, they arrived after it (KaTeX's 0.1 s later on chapter 3), so that layout was
+# redone for every formula, and until then a formula's text is invisible (font-display: block).
+# The theme's icons are on every page; KaTeX's upright and italic faces on every page with a
+# formula (tests/book/test_browser.py checks that each page uses what it preloads).
+ICON_FONTS = ("vendor/fontawesome/webfonts/fa-solid-900.woff2",
+              "vendor/fontawesome/webfonts/fa-brands-400.woff2")
+FORMULA_FONTS = ("vendor/katex/fonts/KaTeX_Main-Regular.woff2",
+                 "vendor/katex/fonts/KaTeX_Math-Italic.woff2")
+
+
+def preloaded_fonts(body: str) -> list[str]:
+    """The fonts (paths under _static/) a page with this body preloads."""
+    return [*ICON_FONTS, *(FORMULA_FONTS if 'class="katex"' in body else ())]
+
+
+def _font_preloads(app, pagename, templatename, context, doctree):
+    links = "".join(f'<link rel="preload" href="{context["pathto"]("_static/" + f, 1)}" '
+                    'as="font" type="font/woff2" crossorigin="anonymous" />'
+                    for f in preloaded_fonts(context.get("body") or ""))
+    context["metatags"] = context.get("metatags", "") + links
+
+
 # The theme's script ends by measuring every scrollable block at load (see above).
 _THEME_JS = ("_static", "scripts", "pydata-sphinx-theme.js")
 _THEME_TAB_STOPS = '"complete"===document.readyState?I():window.addEventListener("load",I)'
@@ -180,6 +197,7 @@ def setup(app):
     app.connect("html-page-context", _summary_label, priority=600)
     app.connect("html-page-context", _table_regions, priority=600)
     app.connect("html-page-context", _bibliography_roles, priority=600)
+    app.connect("html-page-context", _font_preloads, priority=600)
     app.connect("builder-inited", _theme_catalog)
     app.connect("build-finished", _theme_tab_stops)
     return {"version": "0.1", "parallel_read_safe": True, "parallel_write_safe": True}

@@ -1,9 +1,12 @@
 """Sphinx extension: the book's explorers (``attnlib.explorer_page``) on their pages.
 
 - A page with an explorer (``class="attn-explorer"`` in its body) loads
-  ``vendor/explorer.js`` (asynchronously: each explorer's block queues itself as the parser
-  reads it, and the script wires it then), which brings its native controls to life; other
-  pages load nothing of it.
+  ``vendor/explorer.js``, which brings its native controls to life; other pages load nothing
+  of it.  The script is a classic one placed right before the page's first explorer: the
+  parser runs it there (the preload scanner has fetched it long before), and each explorer's
+  block, which queues itself as the parser reads it, is wired at once.  An asynchronous
+  script in the head was run only after the deferred scripts when the page had been parsed
+  first (Chromium 156: 0.2-0.25 s later on chapter 3; docs/DESIGN.md, "The first explorer").
 - The page's first explorer also carries, after its data, the frames of a reader's first
   move (``attnlib.explorer_page.first_moves_html``): the neighbours of its first frame.
 - The chapters' kernels write every frame into ``$ATTNLIB_FRAMES_DIR`` (``make book`` sets it;
@@ -18,6 +21,7 @@ import json
 import os
 import re
 import shutil
+import zlib
 from pathlib import Path
 
 from sphinx.errors import ExtensionError
@@ -27,6 +31,7 @@ logger = logging.getLogger(__name__)
 
 DATA = re.compile(r'<script type="application/vnd\.attnlib\.explorer\+json">(.*?)</script>', re.S)
 SCRIPT = "vendor/explorer.js"
+START = '<div class="attn-explorer"'  # how attnlib.explorer_page.explorer_html opens a block
 
 
 def page_explorers(text: str) -> list[dict]:
@@ -47,11 +52,22 @@ def _start(app):
     os.environ["ATTNLIB_FRAMES_DIR"] = str(folder)  # the kernels inherit it
 
 
+def script_tag(app, pathto) -> str:
+    """The explorer script's element, its URL versioned by its content as Sphinx does."""
+    src = Path(app.confdir) / app.config.html_static_path[0] / SCRIPT
+    try:
+        version = zlib.crc32(src.read_bytes().translate(None, b"\r"))
+    except FileNotFoundError as err:
+        raise ExtensionError(f"explorers: {src} is missing (make vendor)") from err
+    return f'<script src="{pathto("_static/" + SCRIPT, 1)}?v={version:08x}"></script>'
+
+
 def _page_script(app, pagename, templatename, context, doctree):
     body = context.get("body") or ""
-    if 'class="attn-explorer"' not in body:
+    at = body.find(START)
+    if at < 0:
         return
-    app.add_js_file(SCRIPT, **{"async": "async"})  # this page only
+    body = body[:at] + script_tag(app, context["pathto"]) + body[at:]
     # The page's first explorer carries the frames of a reader's first move, so that move
     # waits for no file (while the page is still being parsed, a frame file's script and its
     # pictures' decoding wait behind the parser: docs/DESIGN.md, "The first explorer").
@@ -64,7 +80,8 @@ def _page_script(app, pagename, templatename, context, doctree):
         except FileNotFoundError as err:
             raise ExtensionError(f"explorers: {pagename}: a first move's frame no kernel "
                                  f"wrote: {err}") from err
-        context["body"] = body[:first.end()] + moves + body[first.end():]
+        body = body[:first.end()] + moves + body[first.end():]
+    context["body"] = body
 
 
 def _copy_frames(app, exception):

@@ -12,7 +12,8 @@ shows one HTML block (``text/html``), which ``vendor/explorer.js`` brings to lif
   file of every frame (row-major over the controls' values) and, when the explorer can go
   live, the live spec (``attnlib.live``);
 - a one-line script that puts the block in ``window.attnlibExplorerQueue``: ``explorer.js``
-  (loaded asynchronously) wires each explorer as soon as the parser has read it.
+  (which the build puts right before a page's first explorer: ``_ext/explorers.py``) wires
+  each explorer as soon as the parser has read it.
 
 Every frame, the first included, is written once into ``$ATTNLIB_FRAMES_DIR`` as
 ``<sha256>.js`` (``attnlibFrame("<name>", {"outputs": [...]})``: a script, so a page opened
@@ -269,8 +270,8 @@ def explorer_html(spec: list[dict], first: list[dict], frames: list[str],
             f'<script type="{MIME}">{text}</script>{_WIRE}</div>')
 
 
-# Each explorer asks to be wired as soon as the page's parser has read it (explorer.js loads
-# asynchronously and takes the queue), not once the whole chapter is parsed.
+# Each explorer asks to be wired as soon as the page's parser has read it (explorer.js, run
+# before the first explorer, takes the queue), not once the whole chapter is parsed.
 _WIRE = ("<script>(window.attnlibExplorerQueue=window.attnlibExplorerQueue||[])"
          ".push(document.currentScript.parentElement)</script>")
 

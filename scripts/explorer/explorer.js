@@ -14,8 +14,9 @@
 // of a reader's first move (<script type="application/vnd.attnlib.first-moves+json">, put in
 // by the build): they are ready as soon as it is wired, with no file to wait for.
 //
-// Loaded asynchronously: each explorer's block queues itself as the parser reads it, and is
-// wired then (see the end of this file).
+// A classic script right before the page's first explorer (_ext/explorers.py): the parser runs
+// it there, and each explorer's block queues itself as the parser reads it and is wired then
+// (see the end of this file).
 //
 // Live mode (live.js) keeps these controls: explorer.goLive(source) makes a slider with a
 // range take any value in it (a number box beside it, listed values outside the range as
@@ -470,8 +471,8 @@
   }
 
   // Each explorer's block ends with a script that queues it (attnlib.explorer_page): this
-  // script is loaded asynchronously, so an explorer near the top works before the rest of a
-  // long chapter is parsed.  Once the page is parsed every explorer is wired, and
+  // script runs before the page's first explorer (the build puts it there), so an explorer
+  // works as soon as it is parsed, before the rest of a long chapter.  Once the page is parsed every explorer is wired, and
   // "attnlib-explorers" tells live.js.
   const queue = window.attnlibExplorerQueue || [];
   window.attnlibExplorerQueue = { push: wire };

@@ -280,7 +280,8 @@ html[data-theme=dark] .attnlib-live-editor .cm-editor{background:#fff;color:#222
   function setUp() {
     if (!document.querySelector(`${SPEC}, .attnlib-ex-stub, .attnlib-ex-sol`)) return;
     if (!window.attnlibExplorers && document.querySelector(".attn-explorer")) {
-      // explorer.js runs first (both deferred, in that order); wait for it otherwise
+      // explorer.js has run before (the parser runs it before the first explorer); wait
+      // for it otherwise
       document.addEventListener("attnlib-explorers", setUp, { once: true });
       return;
     }

@@ -575,3 +575,32 @@ def test_a_pages_first_explorer_carries_its_first_moves():
             assert got[name] == body, f"{page.name}: frame {name} differs from its file"
         assert not any(c for _, c, _ in rest), f"{page.name}: a later explorer carries frames"
     assert pages >= 10, f"only {pages} built pages with explorers"
+
+
+def test_explorer_script_runs_right_before_a_pages_first_explorer():
+    """A page with explorers loads vendor/explorer.js once, as a classic script placed before
+    its first explorer (run by the parser there, so each explorer is wired as it is parsed:
+    _ext/explorers.py); a page without explorers loads none of it."""
+    html = ROOT / "_build" / "html"
+    if not (html / "_static" / "frames").is_dir():
+        pytest.skip("no built book (make book)")
+    tag = re.compile(r"<script\b([^>]*)\bsrc=\"([^\"]*_static/vendor/explorer\.js)(\?v=[0-9a-f]+)?\""
+                     r"([^>]*)>")
+    pages = 0
+    for page in sorted(html.rglob("*.html")):
+        text = page.read_text(encoding="utf-8")
+        first = text.find('<div class="attn-explorer"')
+        found = list(tag.finditer(text))
+        if first < 0:
+            assert not found, f"{page.name}: loads the explorer script but has no explorer"
+            continue
+        pages += 1
+        assert len(found) == 1, f"{page.name}: the explorer script {len(found)} times"
+        m = found[0]
+        attrs = m.group(1) + m.group(4)
+        assert not re.search(r"\b(async|defer|type)\b", attrs), f"{page.name}: {m.group(0)}"
+        assert m.group(3), f"{page.name}: the explorer script's URL has no version"
+        assert text[m.end():first] == "</script>", \
+            f"{page.name}: something stands between the explorer script and its first explorer"
+        assert (page.parent / m.group(2)).resolve().is_file(), f"{page.name}: {m.group(2)}"
+    assert pages >= 10, f"only {pages} built pages with explorers"

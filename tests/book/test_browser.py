@@ -55,9 +55,13 @@ ON_CI = os.environ.get("CI", "").lower() in ("1", "true", "yes")
 SEARCH_WORD = "분산"  # a word of chapter 1; any Korean word of the book would do
 # Navigation start to a slider whose key press changes the picture, cold cache: the median of
 # FIRST_SLIDER_VISITS cold visits per page, printed against issue 33's target.  Printed, not
-# asserted: on this shared 2-core machine the same build varies more than the margin.
+# asserted: on this shared 2-core machine the same build varies more than the margin.  Five
+# visits, not three: one busy moment moved a median of three by 0.1-0.2 s.  The browser has
+# made one visit before the first page is timed (_warm_browser): the first page a freshly
+# started Chromium opens pays for starting it (0.9 s for chapter 1 where its later visits
+# took 0.5-0.6 s), which a reader's browser has done long before.
 FIRST_SLIDER_TARGET_S = 0.5
-FIRST_SLIDER_VISITS = 3
+FIRST_SLIDER_VISITS = 5
 
 
 SIZES = load_script("page_sizes")  # `make book`'s table: budgets and each page's files
@@ -302,6 +306,7 @@ def test_page(visit, rel, report):
         _scroll_boxes_focusable(page, rel, "measured")
     v.render_all()
     _check_math(page, rel)
+    _check_preloads(page, rel)
     if _wait_explorers(page):
         errors = page.evaluate("() => window.attnlibExplorerStats.errors")
         assert not errors, f"{rel}: explorer errors: {errors}"
@@ -320,6 +325,30 @@ def test_page(visit, rel, report):
     _check_readers(page, rel)
     _assert_clean(v, rel)
     _check_bytes(v, rel, report)
+
+# What each font a page may preload (_ext/book_html.py) is, as document.fonts names it.
+_PRELOADED = {"fa-solid-900.woff2": "Font Awesome 6 Free:normal:900",
+              "fa-brands-400.woff2": "Font Awesome 6 Brands:normal:400",
+              "KaTeX_Main-Regular.woff2": "KaTeX_Main:normal:400",
+              "KaTeX_Math-Italic.woff2": "KaTeX_Math:italic:400"}
+
+
+def _check_preloads(page, rel: str):
+    """Every font the page preloads is one it draws text in (laid out in full)."""
+    got = page.evaluate("""async () => {
+      await document.fonts.ready;
+      return {
+        preloads: [...document.querySelectorAll('link[rel=preload][as=font]')]
+          .map((l) => new URL(l.href).pathname.split('/').pop()),
+        loaded: [...document.fonts].filter((f) => f.status === 'loaded')
+          .map((f) => `${f.family.replace(/"/g, '')}:${f.style}:${f.weight}`),
+      }; }""")
+    assert got["preloads"], f"{rel}: preloads no font"
+    for name in got["preloads"]:
+        assert name in _PRELOADED, f"{rel}: preloads {name}, which this test does not know"
+        assert _PRELOADED[name] in got["loaded"], (
+            f"{rel}: preloads {name} but draws no text in it (loaded: {got['loaded']})")
+
 
 # Code cells whose longest line overflows the code column at the page's 1280 px width (the
 # chapters keep to 80 columns, `make lint`; book.css sets the code font so 80 fit).
@@ -887,9 +916,15 @@ _ARM = """(el) => {
 }"""
 
 
+@pytest.fixture(scope="module")
+def _warm_browser(browser, origin):
+    """One visit (the book's landing page, not timed) before the first timed one."""
+    Visit(browser, origin, "index.html").close()
+
+
 @pytest.mark.first_slider
 @pytest.mark.parametrize("rel", _slider_pages())
-def test_first_slider_works_fast(visit, rel, report):
+def test_first_slider_works_fast(_warm_browser, visit, rel, report):
     """From navigation start to a first slider whose key press changes the picture, on a cold
     cache: the median of FIRST_SLIDER_VISITS visits is printed against FIRST_SLIDER_TARGET_S.
     (A move to a prefetched neighbour is test_page's: _check_prefetched_move.)"""
