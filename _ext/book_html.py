@@ -93,6 +93,27 @@ def _unused_design(app, pagename, templatename, context, doctree):
             context[key] = [f for f in context[key] if not design(f)]
 
 
+# sphinx-thebe (which Jupyter Book 1 always loads) adds a stylesheet, a script and an inline
+# configuration to every page for its "live code" launch button; the book has that button off
+# (`launch_buttons.thebe: false`: its live mode is its own, live.js) and no page uses Thebe, so
+# they go: one render-blocking stylesheet and a script fewer before the first explorer.
+_THEBE_FILES = ("sphinx-thebe.css", "sphinx-thebe.js")
+_THEBE_INLINE = "const THEBE_JS_URL"
+
+
+def _unused_thebe(app, pagename, templatename, context, doctree):
+    def thebe(f) -> bool:
+        name = str(getattr(f, "filename", f) or "").split("?")[0]
+        if name:
+            return name.rsplit("/", 1)[-1] in _THEBE_FILES
+        body = (getattr(f, "attributes", None) or {}).get("body", "")
+        return _THEBE_INLINE in str(body)
+
+    for key in ("css_files", "script_files"):
+        if context.get(key):
+            context[key] = [f for f in context[key] if not thebe(f)]
+
+
 _SUMMARY_LABEL = '<summary aria-label="Toggle hidden content">'
 
 
@@ -194,6 +215,7 @@ def setup(app):
     # After MyST-NB and the themes (priority 500, 501) have added their scripts.
     app.connect("html-page-context", _defer_scripts, priority=600)
     app.connect("html-page-context", _unused_design, priority=600)
+    app.connect("html-page-context", _unused_thebe, priority=600)
     app.connect("html-page-context", _summary_label, priority=600)
     app.connect("html-page-context", _table_regions, priority=600)
     app.connect("html-page-context", _bibliography_roles, priority=600)

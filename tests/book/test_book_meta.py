@@ -478,6 +478,35 @@ def test_pages_without_sphinx_design_components_load_none_of_its_files():
     assert len(page('<div class="docutils sd-tab-set">x</div>')) == 4
 
 
+def test_no_page_loads_sphinx_thebe():
+    """The book's launch button for Thebe is off (its live mode is its own): _ext/book_html.py
+    drops sphinx-thebe's stylesheet, script and inline configuration from every page, and
+    keeps every other file and inline script."""
+    from sphinx.builders.html._assets import _CascadingStyleSheet, _JavaScript
+
+    spec = importlib.util.spec_from_file_location("book_html", ROOT / "_ext" / "book_html.py")
+    book_html = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(book_html)
+    assert CONFIG["launch_buttons"]["thebe"] is False
+    context = {"body": "<p>x</p>",
+               "css_files": [_CascadingStyleSheet("_static/sphinx-thebe.css?v=1"),
+                             _CascadingStyleSheet("_static/book.css")],
+               "script_files": [_JavaScript(None, body='const THEBE_JS_URL = "https://x"'),
+                                _JavaScript("_static/sphinx-thebe.js?v=2", **{"async": "async"}),
+                                _JavaScript(None, body="let toggleHintShow = 'x';"),
+                                _JavaScript("_static/book.js")]}
+    book_html._unused_thebe(None, "p", "page.html", context, None)
+    assert [f.filename for f in context["css_files"]] == ["_static/book.css"]
+    assert [f.filename or f.attributes["body"] for f in context["script_files"]] == [
+        "let toggleHintShow = 'x';", "_static/book.js"]
+    html = ROOT / "_build" / "html"
+    if not (html / "index.html").is_file():
+        return
+    for page in sorted(html.rglob("*.html")):
+        text = page.read_text(encoding="utf-8")
+        assert "sphinx-thebe" not in text and "THEBE_JS_URL" not in text, page.name
+
+
 def _icon_fonts():
     spec = importlib.util.spec_from_file_location("icon_fonts", ROOT / "_ext" / "icon_fonts.py")
     module = importlib.util.module_from_spec(spec)

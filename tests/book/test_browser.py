@@ -654,12 +654,14 @@ def test_footer_names_the_author_in_korean(visit):
 # ------------------------------------------------------------------- sliders ----
 
 # A fingerprint of what an explorer shows: its frame's pictures and printed text.
+# (textContent, not innerText: innerText lays the page out, and the first-slider benchmark
+# calls this in every animation frame while the page is still loading.)
 _FINGERPRINT = """(el) => {
   const root = el.closest('.attn-explorer');
   const parts = [];
   root.querySelectorAll('.attn-frame img, .attn-frame pre, .attn-frame .attn-html').forEach(e => {
     if (e.tagName === 'IMG') parts.push(e.getAttribute('src').slice(-200));
-    else parts.push((e.innerText || e.textContent || '').slice(0, 400));
+    else parts.push((e.textContent || '').slice(0, 400));
   });
   return parts.join('|');
 }"""
