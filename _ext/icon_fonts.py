@@ -13,8 +13,14 @@ build each font is subset to the code points the book can show:
   links).
 
 The subset keeps the font's names and metrics; only the glyphs change.  A ``.ttf`` next to a
-``.woff2`` is subset too (the stylesheet names both).  ``code_points`` and ``subset`` are
-used by ``tests/book/test_book_meta.py``.
+``.woff2`` is subset too (the stylesheet names both).
+
+The theme's stylesheet names all of Font Awesome's icons: 1,881 rules of its 4,935 (87 kB of
+its 397) are ``.fa-NAME:before`` rules, parsed and indexed by every page before its first
+frame (issue 33: the first explorer waits for that).  The rules of the icons the book does not
+show (whose glyphs the subset has dropped: they could only draw an empty box) are removed
+from the served stylesheets.  ``code_points``, ``icon_names``, ``prune_icon_rules`` and
+``subset`` are used by ``tests/book/test_book_meta.py``.
 """
 
 from __future__ import annotations
@@ -53,24 +59,40 @@ def _icon_rules(css: str) -> tuple[dict[str, set[int]], set[int]]:
     return icons, other
 
 
-def code_points(outdir: Path) -> set[int]:
+def icon_names(outdir: Path) -> set[str]:
+    """The icon names (``fa-NAME`` classes) the built pages and served scripts write."""
+    names: set[str] = set()
+    for path in [*outdir.rglob("*.html"), *(outdir / "_static").rglob("*.js")]:
+        if "/frames/" in path.as_posix() or "/live/" in path.as_posix():
+            continue  # explorer frames and the live book's Python: no icons there
+        names |= set(_CLASS.findall(path.read_text(encoding="utf-8", errors="replace")))
+    return names
+
+
+def code_points(outdir: Path, names: set[str] | None = None) -> set[int]:
     """The icon code points the built book can show (see the module docstring)."""
-    static = outdir / "_static"
     icons: dict[str, set[int]] = {}
     points: set[int] = set()
-    for css in static.rglob("*.css"):
+    for css in (outdir / "_static").rglob("*.css"):
         found, other = _icon_rules(css.read_text(encoding="utf-8", errors="replace"))
         for name, p in found.items():
             icons.setdefault(name, set()).update(p)
         points |= other
-    names: set[str] = set()
-    for path in [*outdir.rglob("*.html"), *static.rglob("*.js")]:
-        if "/frames/" in path.as_posix() or "/live/" in path.as_posix():
-            continue  # explorer frames and the live book's Python: no icons there
-        names |= set(_CLASS.findall(path.read_text(encoding="utf-8", errors="replace")))
-    for name in names:
+    for name in icon_names(outdir) if names is None else names:
         points |= icons.get(name, set())
     return points
+
+
+def prune_icon_rules(css: str, names: set[str]) -> str:
+    """``css`` without the rules that only name icons outside ``names`` (``.fa-NAME:before``
+    and nothing else in their selectors); every other rule is kept as it is written."""
+    def keep(m: re.Match) -> str:
+        found = [_ICON_SELECTOR.match(s.strip()) for s in m.group(1).split(",")]
+        if all(found) and not any(f.group(1) in names for f in found):
+            return ""
+        return m.group(0)
+
+    return _RULE.sub(keep, css)
 
 
 def subset(font: Path, points: set[int]) -> None:
@@ -98,10 +120,16 @@ def _subset_fonts(app, exception):
     folder = outdir / FONTS
     if not folder.is_dir():
         return
-    points = code_points(outdir)
+    names = icon_names(outdir)
+    points = code_points(outdir, names)
     for font in sorted(folder.glob("*")):
         if font.suffix in (".woff2", ".ttf"):
             subset(font, points)
+    for css in sorted((outdir / "_static").rglob("*.css")):
+        text = css.read_text(encoding="utf-8")
+        pruned = prune_icon_rules(text, names)
+        if pruned != text:
+            css.write_text(pruned, encoding="utf-8")
 
 
 def setup(app):

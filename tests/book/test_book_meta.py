@@ -526,6 +526,21 @@ def test_icon_rules_read_class_icons_and_other_icons():
     assert other == {0xF0F3, 0xE163}
 
 
+def test_icon_rules_of_icons_the_book_does_not_show_are_pruned():
+    """_ext/icon_fonts.py drops a rule whose every selector is an icon outside the names the
+    book writes, in @media blocks too, and keeps every other rule exactly as written."""
+    fonts = _icon_fonts()
+    css = ('@charset "UTF-8";.fa-bars:before,.fa-navicon:before{content:"\\f0c9"}'
+           '.fa-github:before{content:"\\f09b"}.fa-500px:before{content:"\\f26e"}'
+           '.fa-github,.x{color:red}@media (min-width:10px){.fa-zap:before{content:"\\e000"}'
+           '.y{color:blue}}.fa-rotate-90{transform:rotate(90deg)}')
+    got = fonts.prune_icon_rules(css, {"bars", "rotate-90"})
+    assert got == ('@charset "UTF-8";.fa-bars:before,.fa-navicon:before{content:"\\f0c9"}'
+                   '.fa-github,.x{color:red}@media (min-width:10px){.y{color:blue}}'
+                   '.fa-rotate-90{transform:rotate(90deg)}')
+    assert fonts.prune_icon_rules(got, {"bars", "rotate-90"}) == got
+
+
 @pytest.mark.built
 def test_icon_fonts_keep_every_icon_the_pages_name(tmp_path):
     """In the built book each icon font holds the glyph of every `fa-*` class any page or
@@ -552,6 +567,15 @@ def test_icon_fonts_keep_every_icon_the_pages_name(tmp_path):
     have = set().union(*cmaps.values())
     missing = sorted(hex(c) for c in wanted - have)
     assert not missing, f"icons the pages name but no font draws: {missing}"
+    # the served stylesheet keeps the rule of every icon a page names and few others
+    import pydata_sphinx_theme
+
+    theme_css = next(Path(pydata_sphinx_theme.__file__).parent.rglob("pydata-sphinx-theme.css"))
+    theirs = set(rule.findall(theme_css.read_text(encoding="utf-8")))
+    ours = set(rule.findall(css))
+    assert len(theirs) > 1000 and len(ours) < 100, (len(theirs), len(ours))
+    lost = sorted(n for n, _ in theirs if n in named and n not in mapping)
+    assert not lost, f"icon rules pruned although a page names them: {lost}"
 
 
 def test_search_index_cuts_korean_particles():
