@@ -80,17 +80,21 @@ _DESIGN_FILES = ("sphinx-design.min.css", "design-tabs.js")
 _DESIGN_USED = re.compile(r'class="(?:[^"]*\s)?sd-')
 
 
-def _unused_design(app, pagename, templatename, context, doctree):
-    if _DESIGN_USED.search(context.get("body") or ""):
-        return
+def _file_name(f) -> str:
+    """The file name of a page's stylesheet or script ("" for an inline script)."""
+    return str(getattr(f, "filename", f) or "").split("?")[0].rsplit("/", 1)[-1]
 
-    def design(f) -> bool:
-        name = str(getattr(f, "filename", f) or "").split("?")[0]
-        return name.rsplit("/", 1)[-1] in _DESIGN_FILES
 
+def _drop_files(context, drop) -> None:
+    """Removes from the page's stylesheets and scripts those for which ``drop`` holds."""
     for key in ("css_files", "script_files"):
         if context.get(key):
-            context[key] = [f for f in context[key] if not design(f)]
+            context[key] = [f for f in context[key] if not drop(f)]
+
+
+def _unused_design(app, pagename, templatename, context, doctree):
+    if not _DESIGN_USED.search(context.get("body") or ""):
+        _drop_files(context, lambda f: _file_name(f) in _DESIGN_FILES)
 
 
 # sphinx-thebe (which Jupyter Book 1 always loads) adds a stylesheet, a script and an inline
@@ -103,15 +107,11 @@ _THEBE_INLINE = "const THEBE_JS_URL"
 
 def _unused_thebe(app, pagename, templatename, context, doctree):
     def thebe(f) -> bool:
-        name = str(getattr(f, "filename", f) or "").split("?")[0]
-        if name:
-            return name.rsplit("/", 1)[-1] in _THEBE_FILES
-        body = (getattr(f, "attributes", None) or {}).get("body", "")
-        return _THEBE_INLINE in str(body)
+        if _file_name(f):
+            return _file_name(f) in _THEBE_FILES
+        return _THEBE_INLINE in str((getattr(f, "attributes", None) or {}).get("body", ""))
 
-    for key in ("css_files", "script_files"):
-        if context.get(key):
-            context[key] = [f for f in context[key] if not thebe(f)]
+    _drop_files(context, thebe)
 
 
 _SUMMARY_LABEL = '<summary aria-label="Toggle hidden content">'
