@@ -113,7 +113,7 @@ def subset(font: Path, points: set[int]) -> None:
     ft_subset.save_font(tt, str(font), options)
 
 
-def _subset_fonts(app, exception):
+def _cut_to_shown_icons(app, exception):
     if exception is not None or app.builder.format != "html":
         return
     outdir = Path(app.outdir)
@@ -134,5 +134,5 @@ def _subset_fonts(app, exception):
 
 def setup(app):
     # after the other extensions have written their files (priority: later than the default)
-    app.connect("build-finished", _subset_fonts, priority=900)
+    app.connect("build-finished", _cut_to_shown_icons, priority=900)
     return {"version": "0.1", "parallel_read_safe": True, "parallel_write_safe": True}

@@ -34,14 +34,9 @@ sys.path[:0] = [str(ROOT / "tests" / "book")]
 import test_browser as tb  # noqa: E402  (the browser test's visit and benchmark)
 
 
-class _Quiet(http.server.SimpleHTTPRequestHandler):
-    def log_message(self, *args):
-        pass
-
-
 def _serve(folder: Path) -> str:
     server = http.server.ThreadingHTTPServer(
-        ("127.0.0.1", 0), functools.partial(_Quiet, directory=str(folder)))
+        ("127.0.0.1", 0), functools.partial(tb._QuietHandler, directory=str(folder)))
     threading.Thread(target=server.serve_forever, daemon=True).start()
     return f"http://127.0.0.1:{server.server_address[1]}"
 

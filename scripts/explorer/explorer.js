@@ -472,8 +472,8 @@
 
   // Each explorer's block ends with a script that queues it (attnlib.explorer_page): this
   // script runs before the page's first explorer (the build puts it there), so an explorer
-  // works as soon as it is parsed, before the rest of a long chapter.  Once the page is parsed every explorer is wired, and
-  // "attnlib-explorers" tells live.js.
+  // works as soon as it is parsed, before the rest of a long chapter.  Once the page is
+  // parsed every explorer is wired, and "attnlib-explorers" tells live.js.
   const queue = window.attnlibExplorerQueue || [];
   window.attnlibExplorerQueue = { push: wire };
   queue.forEach(wire);

@@ -326,6 +326,7 @@ def test_page(visit, rel, report):
     _assert_clean(v, rel)
     _check_bytes(v, rel, report)
 
+
 # What each font a page may preload (_ext/book_html.py) is, as document.fonts names it.
 _PRELOADED = {"fa-solid-900.woff2": "Font Awesome 6 Free:normal:900",
               "fa-brands-400.woff2": "Font Awesome 6 Brands:normal:400",
