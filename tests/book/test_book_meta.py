@@ -552,7 +552,10 @@ def test_icon_fonts_keep_every_icon_the_pages_name(tmp_path):
     folder = html / "_static" / "vendor" / "fontawesome" / "webfonts"
     if not folder.is_dir():
         pytest.skip("no built book (make book)")
-    css = (html / "_static" / "styles" / "pydata-sphinx-theme.css").read_text(encoding="utf-8")
+    # the stylesheet the pages link: the theme's and the others', joined (_ext/css_bundle.py)
+    bundles = sorted((html / "_static").glob("bundle-*.css"))
+    assert bundles, "no joined stylesheet in _static/"
+    css = "\n".join(b.read_text(encoding="utf-8") for b in bundles)
     rule = re.compile(r'\.fa-([a-z0-9-]+):before\{content:"\\([0-9a-f]{4})"\}')
     mapping = {name: int(code, 16) for name, code in rule.findall(css)}
     named = set()
