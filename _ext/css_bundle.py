@@ -22,6 +22,7 @@ and says so.  ``bundle_css`` and ``join`` are used by ``tests/book/test_book_met
 from __future__ import annotations
 
 import hashlib
+import itertools
 import posixpath
 import re
 from pathlib import Path
@@ -127,8 +128,9 @@ def bundle_css(outdir: Path) -> dict[str, list[str]]:
         href = posixpath.relpath(f"{STATIC}/{name}", page_dir or ".")
         tag = (f'<link rel="stylesheet" href="{href}?v={versions[name]}" '
                f'data-bundle="{" ".join(sources)}" />\n')
-        head = head[:links[0].start()] + tag + "".join(
-            head[a.end():b.start()] for a, b in zip(links, links[1:])) + head[links[-1].end():]
+        # the joined file's link in place of the first; what stood between the links stays
+        kept = "".join(head[a.end():b.start()] for a, b in itertools.pairwise(links))
+        head = head[:links[0].start()] + tag + kept + head[links[-1].end():]
         page.write_text(head + text[end:], encoding="utf-8")
     return bundles
 
