@@ -60,12 +60,50 @@ def test_join_inlines_imports_and_keeps_every_url_pointing_where_it_did(tmp_path
                    "p{background:url(data:image/png;base64,AA)}"
                    ".b{background:url(https://example.org/x.png)}\n"
                    '.k{src:url("vendor/k/fonts/m.woff2")}')
-    (static / "styles" / "odd.css").write_text("@import url(../basic.css) screen;",
-                                               encoding="utf-8")
-    with pytest.raises(ValueError, match="an @import this extension cannot read"):
+
+
+def test_join_reads_urls_strings_and_comments_as_a_browser_does(tmp_path):
+    static = _site(tmp_path)
+    (static / "styles" / "outer.css").write_text(
+        '@charset "utf-8";\n@import url("inner/mid.css");\n'
+        "/* @import \"old.css\"; url(in-a-comment.png) */\n"
+        ".c{content:\"url(not-a-url.png)\";background:URL(up.png)}\n"
+        ".d{background:url(\"data:image/svg+xml,<svg fill='url(%23g)'>)</svg>\")}\n"
+        ".e{background:url(#frag) url(/abs.png) url(//host/x.png) url('../../above.png')}\n"
+        "/*# sourceMappingURL=outer.css.map*/", encoding="utf-8")
+    (static / "styles" / "inner").mkdir()
+    (static / "styles" / "inner" / "mid.css").write_text(
+        '@import "deep.css";\n.m{background:url(m.png)}', encoding="utf-8")
+    (static / "styles" / "inner" / "deep.css").write_text(".z{background:url(../z.png)}",
+                                                           encoding="utf-8")
+    got = css_bundle.join(static, ["styles/outer.css"])
+    assert got == ('@charset "utf-8";\n'
+                   ".z{background:url(styles/z.png)}\n.m{background:url(styles/inner/m.png)}\n"
+                   "/* @import \"old.css\"; url(in-a-comment.png) */\n"
+                   ".c{content:\"url(not-a-url.png)\";background:url(styles/up.png)}\n"
+                   ".d{background:url(\"data:image/svg+xml,<svg fill='url(%23g)'>)</svg>\")}\n"
+                   ".e{background:url(#frag) url(/abs.png) url(//host/x.png) url('../above.png')}"
+                   "\n")
+
+
+@pytest.mark.parametrize("css, why", [
+    ("@import url(../basic.css) screen;", "cannot be joined here: '@import'"),
+    ('@import "https://fonts.example/x.css";', "an @import that cannot be inlined"),
+    ('@import "/etc/hostname";', "an @import that cannot be inlined"),
+    ('p{color:red}\n@import "../basic.css";', "an @import that cannot be inlined"),
+    ('@import "../../../outside.css";', "a stylesheet outside _static/"),
+    ('@import "odd.css";', "imports itself: styles/odd.css -> styles/odd.css"),
+    ('@import "none.css";', "not found: _static/styles/none.css"),
+    ('@namespace svg url(http://www.w3.org/2000/svg);', "cannot be joined here: '@namespace'"),
+    (".i{background:image-set(\"a.png\" 1x)}", "cannot be joined here: 'image-set('"),
+    ("p{color:red", "braces do not close"),
+    ("p{color:red} /* not closed", "cannot be joined here: '/*'"),
+])
+def test_join_stops_where_joining_would_change_a_rule(tmp_path, css, why):
+    static = _site(tmp_path)
+    (static / "styles" / "odd.css").write_text(css, encoding="utf-8")
+    with pytest.raises(ValueError, match=re.escape(why)):
         css_bundle.join(static, ["styles/odd.css"])
-    with pytest.raises(ValueError, match="not found: _static/none.css"):
-        css_bundle.join(static, ["none.css"])
 
 
 def test_each_page_links_one_joined_file_and_a_later_build_joins_the_current_files(tmp_path):
@@ -97,19 +135,65 @@ def test_each_page_links_one_joined_file_and_a_later_build_joins_the_current_fil
     assert after != before and after.count('rel="stylesheet"') == 1
     version = re.compile(r"\?v=([0-9a-f]{8})")
     assert version.findall(after) == version.findall(top.read_text(encoding="utf-8"))
+    # every page now links other stylesheets: the joined file no page links any more is gone
+    for page, up in ((top, ""), (deep, "../")):
+        page.write_text(_page(f'<link rel="stylesheet" href="{up}_static/basic.css" />\n'),
+                        encoding="utf-8")
+    assert list(css_bundle.bundle_css(tmp_path).values()) == [["basic.css"]]
+    assert [p.name for p in static.glob("bundle-*.css")] == [css_bundle._name(["basic.css"])]
 
 
 @pytest.mark.parametrize("links, why", [
-    ('<link rel="stylesheet" href="_static/basic.css" media="print" />\n', "cannot be joined"),
-    ('<link rel="stylesheet" href="https://cdn.example.org/x.css" />\n', "cannot be joined"),
+    ('<link rel="stylesheet" href="_static/basic.css" media="print" />\n', "(its media)"),
+    ("<link rel='stylesheet' href='_static/basic.css' media=print>\n", "(its media)"),
+    ('<LINK REL="Stylesheet" HREF="_static/basic.css" disabled>\n', "(its disabled)"),
+    ('<link rel="stylesheet" href="_static/basic.css" title="Alt" />\n', "(its title)"),
+    ('<link rel="stylesheet" href="https://cdn.example.org/x.css" />\n', "not a file of"),
+    ('<noscript><link rel="stylesheet" href="_static/basic.css"></noscript>\n', "<noscript>"),
     ('<link rel="stylesheet" href="_static/basic.css" />\n<style>p{}</style>\n'
      '<link rel="stylesheet" href="_static/styles/main.css" />\n', "<style> between"),
 ])
 def test_a_link_that_joining_would_change_stops_the_build(tmp_path, links, why):
     _site(tmp_path)
     (tmp_path / "index.html").write_text(_page(links), encoding="utf-8")
-    with pytest.raises(ValueError, match=why):
+    with pytest.raises(ValueError, match=re.escape(why)):
         css_bundle.bundle_css(tmp_path)
+
+
+def test_links_in_any_spelling_are_joined_and_commented_ones_left_alone(tmp_path):
+    static = _site(tmp_path)
+    links = ('<!-- <link rel="stylesheet" href="_static/gone.css" /> -->\n'
+             '<link rel="preload" href="_static/f.woff2" as="font" data-rel="stylesheet" />\n'
+             "<LINK REL='stylesheet' HREF='_static/styles/main.css'>\n"
+             '<link type="text/css" href=_static/vendor/k/k.css rel="alternate stylesheet">\n')
+    page = tmp_path / "index.html"
+    page.write_text(_page(links), encoding="utf-8")
+    (static / "_static").mkdir()  # a page the book serves as it is: left alone
+    (static / "_static" / "raw.html").write_text(_page(links), encoding="utf-8")
+    assert list(css_bundle.bundle_css(tmp_path).values()) == [["styles/main.css",
+                                                                "vendor/k/k.css"]]
+    text = page.read_text(encoding="utf-8")
+    assert '<!-- <link rel="stylesheet" href="_static/gone.css" /> -->' in text
+    assert 'data-rel="stylesheet"' in text
+    assert len(re.findall(r'<link rel="stylesheet"', text)) == 2  # the comment's and ours
+    assert "LINK" not in text and "k.css rel" not in text
+    assert (static / "_static" / "raw.html").read_text(encoding="utf-8") == _page(links)
+
+
+def test_the_build_hook_stops_the_build_with_the_pages_name(tmp_path):
+    import types
+
+    from sphinx.errors import ExtensionError
+
+    _site(tmp_path)
+    (tmp_path / "index.html").write_text(
+        _page('<link rel="stylesheet" href="_static/none.css" />\n'), encoding="utf-8")
+    app = types.SimpleNamespace(outdir=str(tmp_path), builder=types.SimpleNamespace(format="html"))
+    with pytest.raises(ExtensionError, match=r"css_bundle: index.html: stylesheet not found"):
+        css_bundle._bundle(app, None)
+    app.builder.format = "latex"  # another builder: nothing to join
+    css_bundle._bundle(app, None)
+    css_bundle._bundle(types.SimpleNamespace(builder=None), RuntimeError("failed build"))
 
 
 @pytest.mark.built
@@ -136,6 +220,8 @@ def test_every_built_page_links_one_stylesheet_that_joins_the_themes_and_the_boo
         seen.setdefault(target, sources)
         pages += 1
     assert pages >= 20, pages
+    assert sorted(p.name for p in (HTML / "_static").glob("bundle-*.css")) == sorted(
+        posixpath.basename(t) for t in seen), "a joined stylesheet no page links"
     for target, sources in seen.items():
         assert sources[:2] == ["styles/theme.css", "styles/pydata-sphinx-theme.css"], sources
         assert sources[-2:] == ["book.css", "ledger.css"], sources
