@@ -30,7 +30,10 @@ STATE = ROOT / "_build" / "browser_report.json"  # the tables OUT shows, and of 
 BUILT = ROOT / "_build" / "html" / "index.html"
 TABLES = ("bytes", "first_slider", "prefetched")
 # what describes the first_slider table (kept with it)
-FIRST_SLIDER_META = ("target_s", "visits", "workers", "load", "cpus")
+FIRST_SLIDER_META = ("target_s", "visits", "workers", "load", "cpus", "speed_ms")
+
+
+SPEED_RUNS = 5  # runs of the fixed script per reading (test_browser.machine_speed)
 
 
 def machine() -> dict:
@@ -138,6 +141,12 @@ def format_lines(r: dict) -> list[str]:
         lines.append(f"{over} of {len(r['first_slider'])} pages over the {target} s target;"
                      f" in {after_parse} of {visits_n} visits the picture changed after"
                      " DOMContentLoaded")
+        speed = r.get("speed_ms") or []
+        if speed:  # the machine's pace (one shared 2-core machine drifts by half in an hour)
+            lines.append("the machine: a fixed script in a blank page took "
+                         + " ms before the visits, ".join(f"{ms:.0f}" for ms in speed)
+                         + f" ms{' after them' if len(speed) > 1 else ''} (median of"
+                         f" {SPEED_RUNS}; the same build's times move with it)")
     if r["prefetched"]:
         lines.append("a move to a prefetched frame (key press -> picture changed; 'yes' = before"
                      " the next animation frame's callbacks, so drawn in that frame)")

@@ -229,10 +229,11 @@ def visit(browser, origin):
 def report():
     """Collects each page's bytes and time to first working slider; merged over the workers
     and printed at the end of the run (browser_report.py, tests/conftest.py)."""
-    r = SimpleNamespace(bytes={}, first_slider={}, prefetched={})
+    r = SimpleNamespace(bytes={}, first_slider={}, prefetched={}, speed_ms=[])
     yield r
     browser_report.save_part({
         "bytes": r.bytes, "first_slider": r.first_slider, "prefetched": r.prefetched,
+        "speed_ms": r.speed_ms,
         "target_s": FIRST_SLIDER_TARGET_S, "visits": FIRST_SLIDER_VISITS,
         "workers": int(os.environ.get("PYTEST_XDIST_WORKER_COUNT", "1")),
         **browser_report.machine()})
@@ -919,10 +920,34 @@ _ARM = """(el) => {
 }"""
 
 
+# A fixed amount of work in a blank page: the machine's pace when the benchmark ran (on one
+# shared 2-core machine the same build's medians moved by 0.1-0.3 s within an hour).
+_SPEED = """() => { const t0 = performance.now(); let s = 0;
+  for (let i = 0; i < 4e6; i++) s = (s + i * i) % 1000003;
+  return [performance.now() - t0, s]; }"""
+
+
+def machine_speed(browser) -> float:
+    """Milliseconds the fixed script took in a blank page of ``browser`` (median of
+    browser_report.SPEED_RUNS runs, each in a new context like a cold visit)."""
+    times = []
+    for _ in range(browser_report.SPEED_RUNS):
+        context = browser.new_context()
+        try:
+            times.append(context.new_page().evaluate(_SPEED)[0])
+        finally:
+            context.close()
+    return sorted(times)[len(times) // 2]
+
+
 @pytest.fixture(scope="module")
-def _warm_browser(browser, origin):
-    """One visit (the book's landing page, not timed) before the first timed one."""
+def _warm_browser(browser, origin, report):
+    """One visit (the book's landing page, not timed) before the first timed one; the
+    machine's pace read before the first visit and after the last (printed with the table)."""
+    report.speed_ms = [machine_speed(browser)]
     Visit(browser, origin, "index.html").close()
+    yield
+    report.speed_ms.append(machine_speed(browser))
 
 
 @pytest.mark.first_slider

@@ -53,3 +53,21 @@ def test_a_later_run_keeps_the_tables_it_did_not_measure_of_the_same_build():
     again = browser_report.keep_earlier({**quiet, "first_slider": {"b.html": slider["a.html"]}},
                                         both, built=7)
     assert list(again["first_slider"]) == ["b.html"] and again["bytes"] == browser["bytes"]
+
+
+def test_the_machines_pace_is_printed_with_the_table_it_describes():
+    """The fixed script's time before and after the visits (test_browser.machine_speed) is
+    printed under the table, kept with it, and left out when a run did not read it."""
+    slider = {"a.html": (0.4, 0.42, 0.45, 0.6, [0.45], 0)}
+    run = {"bytes": {}, "prefetched": {}, "first_slider": slider, "target_s": 0.5,
+           "visits": 3, "workers": 1, "speed_ms": [41.6, 55.2]}
+    lines = browser_report.format_lines(browser_report.keep_earlier(run, {}, built=7))
+    assert lines[-1] == ("the machine: a fixed script in a blank page took 42 ms before the"
+                         " visits, 55 ms after them (median of 5; the same build's times move"
+                         " with it)")
+    later = {"bytes": {"a.html": (1, 2, 3, 4)}, "prefetched": {}, "first_slider": {},
+             "target_s": 0.5, "visits": 3, "workers": 3, "speed_ms": []}
+    kept = browser_report.keep_earlier(later, browser_report.keep_earlier(run, {}, built=7),
+                                       built=7)
+    assert kept["speed_ms"] == [41.6, 55.2], "the benchmark's own run describes its table"
+    assert not any("the machine" in ln for ln in _report(slider))
