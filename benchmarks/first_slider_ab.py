@@ -58,6 +58,7 @@ def main(argv=None) -> int:
     with sync_playwright() as pw:
         browser = pw.chromium.launch(executable_path=tb.CHROMIUM, args=tb.CHROMIUM_ARGS,
                                      headless=True)
+        pace = [tb.machine_speed(browser)]  # the machine's pace, printed with the table
         tb.Visit(browser, origins[0], "index.html").close()  # Chromium's start-up, untimed
         for _ in range(args.rounds):
             for rel in pages:
@@ -74,9 +75,11 @@ def main(argv=None) -> int:
                     finally:
                         for v in opened:
                             v.close()
+        pace.append(tb.machine_speed(browser))
         browser.close()
     print(f"load average {os.getloadavg()[0]:.1f} on {os.cpu_count()} CPUs;"
-          f" medians of {args.rounds} cold visits, s from navigation start")
+          f" medians of {args.rounds} cold visits, s from navigation start; a fixed script"
+          f" took {pace[0]:.0f} ms before the visits, {pace[1]:.0f} ms after them")
     print(f"{'page':<42} {'build':<24} {'wired':>6} {'key':>6} {'works':>6}")
     medians: dict[int, list[float]] = {b: [] for b in range(len(origins))}
     for rel in pages:
