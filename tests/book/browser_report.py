@@ -31,8 +31,6 @@ BUILT = ROOT / "_build" / "html" / "index.html"
 TABLES = ("bytes", "first_slider", "prefetched")
 # what describes the first_slider table (kept with it)
 FIRST_SLIDER_META = ("target_s", "visits", "workers", "load", "cpus", "speed_ms")
-
-
 SPEED_RUNS = 5  # runs of the fixed script per reading (test_browser.machine_speed)
 
 
@@ -142,7 +140,7 @@ def format_lines(r: dict) -> list[str]:
                      f" in {after_parse} of {visits_n} visits the picture changed after"
                      " DOMContentLoaded")
         speed = r.get("speed_ms") or []
-        if speed:  # the machine's pace (one shared 2-core machine drifts by half in an hour)
+        if speed:  # the machine's pace: a shared machine's drifts from hour to hour
             lines.append("the machine: a fixed script in a blank page took "
                          + " ms before the visits, ".join(f"{ms:.0f}" for ms in speed)
                          + f" ms{' after them' if len(speed) > 1 else ''} (median of"
