@@ -140,7 +140,7 @@ def format_lines(r: dict) -> list[str]:
                      f" in {after_parse} of {visits_n} visits the picture changed after"
                      " DOMContentLoaded")
         speed = r.get("speed_ms") or []
-        if speed:  # the machine's pace: a shared machine's pace drifts from hour to hour
+        if speed:  # the machine's pace, which drifts from hour to hour on a shared machine
             lines.append("the machine: a fixed script in a blank page took "
                          + " ms before the visits, ".join(f"{ms:.0f}" for ms in speed)
                          + f" ms{' after them' if len(speed) > 1 else ''} (median of"
