@@ -129,7 +129,7 @@
   Search.makeSearchSummary = (htmlText, keywords, anchor) => {
     const doc = new DOMParser().parseFromString(htmlText, "text/html");
     const main = doc.querySelector('[role="main"]') || doc.body;
-    main.querySelectorAll(".headerlink, script, style, .katex-mathml, .widget-subarea")
+    main.querySelectorAll(".headerlink, script, style, annotation, .widget-subarea")
       .forEach((e) => e.remove());
     const re = pattern(keywords);
     const count = (s) => new Set((s.match(re) || []).map((m) => m.toLowerCase())).size;

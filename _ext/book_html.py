@@ -168,12 +168,12 @@ def _theme_catalog(app):
 # Fonts every page of its kind draws text in, asked for with the page: found only by its
 # first layout, they arrived after it (KaTeX's 0.1 s later on chapter 3), so that layout was
 # redone for every formula, and until then a formula's text is invisible (font-display: block).
-# The theme's icons are on every page; KaTeX's upright and italic faces on every page with a
-# formula (tests/book/test_browser.py checks that each page uses what it preloads).
+# The theme's icons are on every page; the math font on every page with a formula
+# (_ext/math_font.py adds its version; tests/book/test_browser.py checks that each page uses
+# what it preloads).
 ICON_FONTS = ("vendor/fontawesome/webfonts/fa-solid-900.woff2",
               "vendor/fontawesome/webfonts/fa-brands-400.woff2")
-FORMULA_FONTS = ("vendor/katex/fonts/KaTeX_Main-Regular.woff2",
-                 "vendor/katex/fonts/KaTeX_Math-Italic.woff2")
+FORMULA_FONTS = ("vendor/math/book-math.woff2",)
 
 
 def preloaded_fonts(body: str) -> list[str]:

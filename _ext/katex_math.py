@@ -1,9 +1,12 @@
-"""Sphinx extension: every formula typeset at build time with KaTeX; no math JavaScript.
+"""Sphinx extension: every formula turned into MathML at build time with KaTeX; no math JavaScript.
 
 The HTML math renderer ``katex`` (select it with ``html_math_renderer = "katex"``) sends
 each formula to one long-lived ``node _ext/katex_render.js`` (``katex`` from npm, pinned
-by package-lock.json) and writes the HTML it returns; the page needs only KaTeX's
-stylesheet and fonts (``katex_css``, vendored by scripts/vendor_js.sh).
+by package-lock.json) and writes the MathML it returns, with its ``mathvariant``s written
+as Unicode's mathematical letters (``mathml_core``: MathML Core draws no other).  The
+browser lays the formula out; ``_ext/math_font.py`` serves the one font it is drawn in.
+KaTeX's own HTML rendering (a tree of absolutely sized boxes, 83–87 % of the elements of a
+chapter's first screen) is not used: laying it out held the first explorer back (issue 33).
 
 A formula in a heading or a link is also named by the text its MathML reads (``role="img"``,
 ``aria-label``): a heading or link whose only text is a formula would otherwise have no
@@ -20,9 +23,11 @@ import html
 import json
 import re
 import subprocess
+import unicodedata
 from pathlib import Path
 
 from docutils import nodes
+from mathml_core import boxes, left_over, styled, tables
 from sphinx.locale import _
 from sphinx.util import logging
 from sphinx.util.math import get_node_equation_number
@@ -67,7 +72,15 @@ class KaTeX:
 def _typeset(self, node, tex: str, display: bool) -> str:
     answer = self.builder.app.katex.render(tex, display)
     if "html" in answer:
-        return answer["html"]
+        mathml = styled(answer["html"])
+        try:
+            mathml = boxes(tables(mathml))
+        except ValueError as err:  # what MathML Core would draw otherwise than KaTeX meant
+            logger.warning("%r: %s", tex, err, location=node, type="katex", subtype="core")
+        if left := left_over(mathml):
+            logger.warning("%r: the browser would not draw %s", tex, ", ".join(left),
+                           location=node, type="katex", subtype="variant")
+        return mathml
     logger.warning("KaTeX cannot typeset %r: %s", tex, answer["error"], location=node,
                    type="katex", subtype="error")
     return f'<span class="katex-error">{html.escape(tex)}</span>'
@@ -84,7 +97,8 @@ def _spoken(typeset: str) -> str:
         return ""
     text = re.sub(r"<annotation.*?</annotation>", "", found.group(0), flags=re.S)
     text = html.unescape(re.sub(r"<[^>]+>", " ", text)).replace("\u2061", "")  # f⁡(x)
-    return "".join(text.split())
+    # a screen reader names 𝖳 "mathematical sans-serif capital T": the name says "T"
+    return "".join(unicodedata.normalize("NFKC", text).split())
 
 
 def _in_name(node) -> bool:
@@ -126,17 +140,13 @@ def visit_displaymath(self, node):
     # A display formula wider than its column scrolls; the page cannot know which ones until
     # it is laid out, so each starts as a keyboard stop and book.js takes the stop away from
     # one that does not scroll (data-book-scroll: a stop book.js may remove).
-    typeset = _typeset(self, node, tex, display=True).replace(
-        '<span class="katex-display">', _DISPLAY_STOP, 1)
-    self.body.append(typeset)
+    self.body.append(_DISPLAY_STOP + _typeset(self, node, tex, display=True) + "</span>")
     self.body.append("</div>\n")
     raise nodes.SkipNode
 
 
 def _start(app):
     app.katex = KaTeX(app.srcdir, app.config.katex_macros)
-    if app.config.katex_css:
-        app.add_css_file(app.config.katex_css)
 
 
 def _stop(app, exception):
@@ -145,7 +155,6 @@ def _stop(app, exception):
 
 def setup(app):
     app.add_config_value("katex_macros", {}, "html", types=[dict])
-    app.add_config_value("katex_css", "", "html", types=[str])
     app.add_html_math_renderer("katex", (visit_math, None), (visit_displaymath, None))
     app.connect("builder-inited", _start)
     app.connect("build-finished", _stop)

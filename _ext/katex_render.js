@@ -1,6 +1,8 @@
 // KaTeX for _ext/katex_math.py: one JSON request per line on stdin
 //   {"tex": "...", "display": true|false, "macros": {...}}
 // and one JSON answer per line on stdout: {"html": "..."} or {"error": "..."}.
+// The answer is MathML alone (in KaTeX's <span class="katex">): the browser draws it
+// (_ext/math_font.py gives it its font).
 // Strict mode: anything KaTeX would only warn about (a character it has no metrics for,
 // LaTeX it accepts but LaTeX would not) comes back as an error too.
 "use strict";
@@ -18,7 +20,7 @@ lines.on("line", (line) => {
       strict: "error",
       macros: { ...macros },
       trust: false,
-      output: "htmlAndMathml",
+      output: "mathml",
     });
     answer = { html };
   } catch (err) {

@@ -70,7 +70,7 @@ def test_config_is_korean_strict_and_offline():
     assert sphinx["nb_execution_show_tb"] is True  # cell errors: warnings, fatal under -W
     assert sphinx["html_math_renderer"] == "katex"  # typeset at build time: no math script
     assert "mathjax_path" not in sphinx
-    assert "://" not in sphinx["katex_css"]
+    assert "math_font" in CONFIG["sphinx"]["local_extensions"]  # the formulas' font, served
     # no widget manager (MyST-NB's default loads one from a CDN): the explorers are the book's
     assert sphinx["nb_ipywidgets_js"] == {}
     assert sphinx["html_context"]["default_mode"] in ("light", "dark", "auto")
@@ -81,14 +81,8 @@ def test_vendored_files_exist_where_the_config_points():
     static = ROOT / CONFIG["sphinx"]["config"]["html_static_path"][0]
     if not (static / "vendor").is_dir():
         pytest.skip("JavaScript not vendored yet (make vendor)")
-    sphinx = CONFIG["sphinx"]["config"]
-    for rel in [sphinx["katex_css"], "vendor/explorer.js", "vendor/live/live.js"]:
+    for rel in ["vendor/explorer.js", "vendor/live/live.js"]:
         assert (static / rel).is_file(), rel
-    css = static / sphinx["katex_css"]
-    fonts = re.findall(r"url\(([^)]+)\)", css.read_text(encoding="utf-8"))
-    assert fonts and all(f.endswith(".woff2") for f in fonts), fonts[:3]
-    missing = [f for f in fonts if not (css.parent / f).is_file()]
-    assert not missing, f"KaTeX fonts missing next to its stylesheet: {missing}"
     # A root _static/ folder would make Jupyter Book add every .js in it to every page.
     assert not (ROOT / "_static" / "vendor").exists()
 
@@ -362,31 +356,55 @@ def katex_build(tmp_path_factory):
     src = tmp_path_factory.mktemp("katex")
     (src / "conf.py").write_text(
         f"import sys; sys.path.insert(0, {str(ROOT / '_ext')!r})\n"
-        "extensions = ['katex_math']\nhtml_math_renderer = 'katex'\n"
-        "katex_macros = {'\\\\*': '*'}\n",
+        "extensions = ['katex_math', 'math_font']\nhtml_math_renderer = 'katex'\n"
+        "katex_macros = {'\\\\*': '*'}\n"
+        f"math_font_source = {str(ROOT / 'node_modules/@fontsource/stix-two-math')!r}\n",
         encoding="utf-8",
     )
     (src / "index.rst").write_text(
         "Title\n=====\n\n:math:`\\alpha^\\* = \\tfrac{1}{2}\\lVert x \\rVert` and"
-        " :math:`\\notamacro{x}`.\n\n.. math::\n\n   \\text{한글} \\odot \\mathsf{T}\n",
+        " :math:`\\notamacro{x}`.\n\n.. math::\n\n"
+        "   \\text{한글} \\odot \\mathsf{T} \\in \\mathbb R \\sqrt 2\n",
         encoding="utf-8",
     )
     warnings = io.StringIO()
     app = Sphinx(src, src, src / "_build", src / "_build" / ".doctrees", "html",
                  status=None, warning=warnings, freshenv=True)
     app.build()
-    return (src / "_build" / "index.html").read_text(encoding="utf-8"), warnings.getvalue()
+    out = src / "_build"
+    return (out / "index.html").read_text(encoding="utf-8"), warnings.getvalue(), out
 
 
 def test_katex_typesets_formulas_at_build_time(katex_build):
-    html, _ = katex_build
+    html, _, _ = katex_build
     assert html.count('class="katex"') == 2, "the good inline and display formulas"
-    assert "katex-display" in html
+    assert html.count("<math ") == 2 and "katex-html" not in html  # MathML alone
+    assert '<span class="katex-display" tabindex="0"' in html and 'display="block"' in html
     assert "mathjax" not in html.lower()
+    # \mathsf T and \mathbb R as the letters MathML Core draws, the TeX kept in <annotation>
+    assert "<mi>\U0001d5b3</mi>" in html and "<mi>\u211d</mi>" in html
+    assert "mathvariant=\"sans-serif\"" not in html and "\\mathsf{T}" in html
+
+
+def test_the_math_font_is_cut_to_the_formulas(katex_build):
+    from fontTools.ttLib import TTFont
+
+    _, warnings, out = katex_build
+    static = out / "_static"
+    font = TTFont(static / "vendor" / "math" / "book-math.woff2")
+    cmap = font.getBestCmap()
+    assert "MATH" in font  # what the browser lays formulas out with
+    for c in "\U0001d6fc\u2299\U0001d5b3\u211d\U0001d465=\u221a":  # 𝛼 ⊙ 𝖳 ℝ 𝑥 = √
+        assert ord(c) in cmap, hex(ord(c))
+    assert ord("\ud55c") not in cmap and "math_font" not in warnings  # 한: the page's faces
+    assert len(cmap) < 60, len(cmap)  # the subset, not the 4,600 characters of the font
+    css = (static / "book-math.css").read_text(encoding="utf-8")
+    assert re.search(r'url\("vendor/math/book-math\.woff2\?v=[0-9a-f]{12}"\)', css), css
+    assert "Open Font License" in (static / "vendor/math/LICENSE").read_text(encoding="utf-8")
 
 
 def test_a_formula_katex_rejects_is_a_build_warning(katex_build):
-    html, warnings = katex_build
+    html, warnings, _ = katex_build
     assert "KaTeX cannot typeset" in warnings and "notamacro" in warnings, warnings
     assert "index.rst" in warnings  # with the formula's source location
     assert 'class="katex-error"' in html

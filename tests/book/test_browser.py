@@ -258,17 +258,43 @@ _PROSE_TEXT = """() => {
 
 _RAW_TEX = re.compile(r"\$[^$\n]{1,200}\$|\\\(|\\\[|\\begin\{|\\frac|\\sqrt|\\operatorname")
 
-# Math is typeset when the book is built: every math element holds KaTeX's HTML, none is
-# an error, and the page loads no math script.
+# Math is typeset when the book is built: every math element holds MathML drawn in the
+# book's math font, none is an error, and the page loads no math script.
 _MATH = """() => {
   const math = Array.from(document.querySelectorAll('span.math, div.math'));
+  const drawn = (m) => m && m.namespaceURI === 'http://www.w3.org/1998/Math/MathML'
+    && getComputedStyle(m).fontFamily.startsWith('"Book Math"');
   return {
     math: math.length,
-    typeset: math.filter(e => e.querySelector('.katex .katex-html')).length,
-    errors: Array.from(document.querySelectorAll('.katex-error, .katex .errorColor, '
-                                                  + 'mjx-merror')).map(e => e.textContent),
+    typeset: math.filter(e => drawn(e.querySelector('.katex > math'))).length,
+    errors: Array.from(document.querySelectorAll('.katex-error, merror'))
+      .map(e => e.textContent),
     scripts: Array.from(document.scripts).map(s => s.src)
       .filter(src => /mathjax|katex/i.test(src)),
+    // an aligned block's columns line up as LaTeX's aligned does (right, left, right, …;
+    // _ext/mathml_core.py writes that on the cells, which MathML Core would centre): the right
+    // (left) edges of a right- (left-) aligned column's cells agree
+    misaligned: Array.from(document.querySelectorAll('mtable')).flatMap((table) => {
+      const tex = table.closest('semantics').querySelector('annotation').textContent;
+      if (!tex.includes('\\\\begin{aligned}')) return [];
+      const rows = Array.from(table.children).filter((r) => r.localName === 'mtr');
+      const bad = [];
+      for (let c = 0; c < Math.max(...rows.map((r) => r.children.length)); c++) {
+        const cells = rows.map((r) => r.children[c]).filter((x) => x && x.textContent.trim());
+        const align = c % 2 ? 'left' : 'right';
+        if (cells.length < 2) continue;
+        const edges = cells.map((x) => {
+          const boxes = Array.from(x.children).map((k) => k.getBoundingClientRect());
+          return align === 'left' ? Math.min(...boxes.map((b) => b.left))
+                                  : Math.max(...boxes.map((b) => b.right));
+        });
+        if (Math.max(...edges) - Math.min(...edges) > 1) {
+          bad.push(`${tex.slice(0, 60)}: column ${c + 1} `
+                   + `(${align}) edges ${edges.map((e) => e.toFixed(1))}`);
+        }
+      }
+      return bad;
+    }),
   };
 }"""
 
@@ -278,6 +304,8 @@ def _check_math(page, rel: str):
     assert m["typeset"] == m["math"], f"{rel}: {m['math']} math elements, {m['typeset']} typeset"
     assert not m["errors"], f"{rel}: formulas that did not typeset: {m['errors'][:5]}"
     assert not m["scripts"], f"{rel}: math is typeset at build time, yet loads {m['scripts']}"
+    assert not m["misaligned"], f"{rel}: an aligned formula's columns do not line up: " \
+        f"{m['misaligned']}"
     raw = _RAW_TEX.findall(page.evaluate(_PROSE_TEXT))
     assert not raw, f"{rel}: raw TeX visible: {raw[:5]}"
 
@@ -331,8 +359,7 @@ def test_page(visit, rel, report):
 # What each font a page may preload (_ext/book_html.py) is, as document.fonts names it.
 _PRELOADED = {"fa-solid-900.woff2": "Font Awesome 6 Free:normal:900",
               "fa-brands-400.woff2": "Font Awesome 6 Brands:normal:400",
-              "KaTeX_Main-Regular.woff2": "KaTeX_Main:normal:400",
-              "KaTeX_Math-Italic.woff2": "KaTeX_Math:italic:400"}
+              "book-math.woff2": "Book Math:normal:400"}
 
 
 def _check_preloads(page, rel: str):

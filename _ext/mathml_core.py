@@ -1,0 +1,182 @@
+"""KaTeX's MathML rewritten into what MathML Core draws (Chromium, Firefox, Safari).
+
+KaTeX writes MathML 3.  Three of its habits MathML Core does not read, so ``styled``,
+``tables`` and ``boxes`` rewrite them (``_ext/katex_math.py`` calls all three):
+
+- ``mathvariant`` other than ``normal`` on ``<mi>``: ``\\mathbf 1``, ``\\mathsf T``,
+  ``\\mathcal L`` and ``\\mathbb R`` come out of KaTeX as ``<mn mathvariant="bold">1</mn>``
+  and the like, which those browsers draw in the plain face.  The letters of those styles
+  have code points of their own (Mathematical Alphanumeric Symbols, U+1D400–U+1D7FF, with a
+  few in Letterlike Symbols): ``styled`` writes each token's text in them and drops the
+  attribute, as MathML Core asks.
+- a table's ``columnalign``, ``columnspacing`` and ``rowspacing`` (``aligned``, ``array``):
+  Core centres every cell and pads it alike, so the ``=`` of an aligned block would not line
+  up.  ``tables`` writes them on each cell as CSS (``text-align``, ``padding``).
+- ``\\boxed`` as ``<menclose notation="box">``: Chromium draws no frame, Firefox its own.
+  ``boxes`` makes it an ``<mrow>`` with a CSS border, which both draw alike.
+"""
+
+from __future__ import annotations
+
+import html
+import re
+
+# variant: (code point of its capital A, of its small a)
+LATIN = {
+    "bold": (0x1D400, 0x1D41A), "italic": (0x1D434, 0x1D44E),
+    "bold-italic": (0x1D468, 0x1D482), "script": (0x1D49C, 0x1D4B6),
+    "bold-script": (0x1D4D0, 0x1D4EA), "fraktur": (0x1D504, 0x1D51E),
+    "double-struck": (0x1D538, 0x1D552), "bold-fraktur": (0x1D56C, 0x1D586),
+    "sans-serif": (0x1D5A0, 0x1D5BA), "bold-sans-serif": (0x1D5D4, 0x1D5EE),
+    "sans-serif-italic": (0x1D608, 0x1D622), "sans-serif-bold-italic": (0x1D63C, 0x1D656),
+    "monospace": (0x1D670, 0x1D68A),
+}
+# variant: code point of its digit zero
+DIGITS = {"bold": 0x1D7CE, "double-struck": 0x1D7D8, "sans-serif": 0x1D7E2,
+          "bold-sans-serif": 0x1D7EC, "monospace": 0x1D7F6}
+# variant: code point of its capital Alpha; the small letters follow 26 places on
+GREEK = {"bold": 0x1D6A8, "italic": 0x1D6E2, "bold-italic": 0x1D71C,
+         "bold-sans-serif": 0x1D756, "sans-serif-bold-italic": 0x1D790}
+# Greek letters after the 25 of each case, in Unicode's order: capital theta symbol and nabla
+# after the capitals, the partial sign and the five variant forms after the small letters.
+_GREEK_CAPITAL_EXTRA = {"\u03f4": 17, "\u2207": 25}
+_GREEK_SMALL_EXTRA = {"\u2202": 25, "\u03f5": 26, "\u03d1": 27, "\u03f0": 28, "\u03d5": 29,
+                      "\u03f1": 30, "\u03d6": 31}
+# Letters encoded before the block was: the block leaves their places empty.
+HOLES = {
+    0x1D455: 0x210E,  # italic h
+    0x1D49D: 0x212C, 0x1D4A0: 0x2130, 0x1D4A1: 0x2131, 0x1D4A3: 0x210B, 0x1D4A4: 0x2110,
+    0x1D4A7: 0x2112, 0x1D4A8: 0x2133, 0x1D4AD: 0x211B,  # script B E F H I L M R
+    0x1D4BA: 0x212F, 0x1D4BC: 0x210A, 0x1D4C4: 0x2134,  # script e g o
+    0x1D506: 0x212D, 0x1D50B: 0x210C, 0x1D50C: 0x2111, 0x1D515: 0x211C,
+    0x1D51D: 0x2128,  # fraktur C H I R Z
+    0x1D53A: 0x2102, 0x1D53F: 0x210D, 0x1D545: 0x2115, 0x1D547: 0x2119, 0x1D548: 0x211A,
+    0x1D549: 0x211D, 0x1D551: 0x2124,  # double-struck C H N P Q R Z
+}
+
+
+def styled_char(c: str, variant: str) -> str:
+    """``c`` in the style ``variant`` (``styled_char("R", "double-struck") == "ℝ"``);
+    ``c`` itself where Unicode has no such letter (punctuation, a script digit)."""
+    point = None
+    if "A" <= c <= "Z" and variant in LATIN:
+        point = LATIN[variant][0] + ord(c) - ord("A")
+    elif "a" <= c <= "z" and variant in LATIN:
+        point = LATIN[variant][1] + ord(c) - ord("a")
+    elif "0" <= c <= "9" and variant in DIGITS:
+        point = DIGITS[variant] + ord(c) - ord("0")
+    elif variant in GREEK:
+        if "\u0391" <= c <= "\u03a9" and c != "\u03a2":
+            point = GREEK[variant] + ord(c) - 0x391
+        elif c in _GREEK_CAPITAL_EXTRA:
+            point = GREEK[variant] + _GREEK_CAPITAL_EXTRA[c]
+        elif "\u03b1" <= c <= "\u03c9":
+            point = GREEK[variant] + 26 + ord(c) - 0x3B1
+        elif c in _GREEK_SMALL_EXTRA:
+            point = GREEK[variant] + 26 + _GREEK_SMALL_EXTRA[c]
+    if point is None:
+        return c
+    return chr(HOLES.get(point, point))
+
+
+_TOKEN = re.compile(r'<(mi|mn|mo|ms|mtext)\b([^>]*?)\s+mathvariant="([a-z-]+)"([^>]*)>'
+                    r"([^<]*)</\1>")
+_LEFT = re.compile(r'\smathvariant="(?!normal")[a-z-]+"')
+
+
+def styled(mathml: str) -> str:
+    """``mathml`` with every token's ``mathvariant`` other than ``normal`` written into its
+    text and the attribute dropped (``normal`` stays: MathML Core reads it on ``<mi>``)."""
+
+    def one(m: re.Match) -> str:
+        tag, before, variant, after, text = m.groups()
+        if variant == "normal":
+            return m.group(0)
+        text = "".join(styled_char(c, variant) for c in html.unescape(text))
+        return f"<{tag}{before}{after}>{html.escape(text, quote=False)}</{tag}>"
+
+    return _TOKEN.sub(one, mathml)
+
+
+def left_over(mathml: str) -> list[str]:
+    """The ``mathvariant`` attributes other than ``normal`` that ``styled`` could not write
+    into text (on an element that is not a token), which browsers would not draw."""
+    return _LEFT.findall(mathml)
+
+
+_TABLE = re.compile(r"<mtable\b([^>]*)>(.*?)</mtable>", re.S)
+_ROW = re.compile(r"<mtr\b[^>]*>(.*?)</mtr>", re.S)
+_CELL = re.compile(r"<mtd\b([^>/]*)(/?)>")
+_ATTR = re.compile(r'(\w+)="([^"]*)"')
+
+
+def _nth(values: list[str], i: int, default: str) -> str:
+    """MathML's list attributes: the last value repeats."""
+    return values[min(i, len(values) - 1)] if values else default
+
+
+def _half(length: str) -> str:
+    number = re.fullmatch(r"(\d*\.?\d+)(em|ex|px)", length)
+    if not number:
+        raise ValueError(f"a table spacing KaTeX does not write: {length!r}")
+    return f"{float(number.group(1)) / 2:g}{number.group(2)}"
+
+
+def tables(mathml: str) -> str:
+    """Every ``<mtable>``'s alignment and spacing written on its cells (``<mtd style=…>``):
+    a cell's ``text-align`` is its column's ``columnalign``, half the spacing between two
+    columns (rows) pads each side of it, none outside the table."""
+
+    def one(m: re.Match) -> str:
+        attrs = dict(_ATTR.findall(m.group(1)))
+        if "<mtable" in m.group(2) or any(re.search(r"\sstyle=", a)
+                                           for a, _ in _CELL.findall(m.group(2))):
+            raise ValueError("a table within a table, or a cell with a style: not rewritten")
+        align = attrs.get("columnalign", "").split()
+        cols = attrs.get("columnspacing", "").split()
+        rows = attrs.get("rowspacing", "").split()
+        body = m.group(2)
+        n_rows = len(_ROW.findall(body))
+        row_index = iter(range(n_rows))
+
+        def row(rm: re.Match) -> str:
+            r = next(row_index)
+            n_cells = len(_CELL.findall(rm.group(1)))
+            col_index = iter(range(n_cells))
+
+            def cell(cm: re.Match) -> str:
+                c = next(col_index)
+                top = _half(_nth(rows, r - 1, "0em")) if r > 0 else "0"
+                bottom = _half(_nth(rows, r, "0em")) if r < n_rows - 1 else "0"
+                left = _half(_nth(cols, c - 1, "0em")) if c > 0 else "0"
+                right = _half(_nth(cols, c, "0em")) if c < n_cells - 1 else "0"
+                # Chromium 156 aligns a cell's math by -webkit-left/-right only (plain
+                # "right" leaves it at the left); a browser without them keeps the first
+                a = _nth(align, c, "center")
+                style = (f"text-align:{a};text-align:-webkit-{a};"
+                         f"padding:{top} {right} {bottom} {left}")
+                return f'<mtd{cm.group(1)} style="{style}"{cm.group(2)}>'
+
+            return rm.group(0).replace(rm.group(1), _CELL.sub(cell, rm.group(1)), 1)
+
+        # columnalign stays for browsers that read it (the same alignment); the spacings
+        # go, or such a browser would add them to the cells' padding
+        kept = " ".join(f'{k}="{v}"' for k, v in attrs.items()
+                        if k not in ("columnspacing", "rowspacing"))
+        return f"<mtable{' ' + kept if kept else ''}>{_ROW.sub(row, body)}</mtable>"
+
+    return _TABLE.sub(one, mathml)
+
+
+_ENCLOSE = re.compile(r'<menclose\b([^>]*)>')
+BOX_STYLE = "border:.05em solid;padding:.2em .3em"
+
+
+def boxes(mathml: str) -> str:
+    """``<menclose notation="box">`` (``\\boxed``) as an ``<mrow>`` framed by CSS."""
+    notations = [dict(_ATTR.findall(a)).get("notation") for a in _ENCLOSE.findall(mathml)]
+    if any(n != "box" for n in notations):
+        raise ValueError(f"a menclose other than a box: {notations}")
+    if not notations:
+        return mathml
+    return _ENCLOSE.sub(f'<mrow style="{BOX_STYLE}">', mathml).replace("</menclose>", "</mrow>")

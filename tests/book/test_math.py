@@ -1,0 +1,145 @@
+"""The formulas' MathML as browsers draw it: mathvariant as Unicode's mathematical letters
+(_ext/mathml_core.py, checked against Unicode's own names and compatibility mappings), and
+the math font cut to what the formulas draw (_ext/math_font.py)."""
+
+from __future__ import annotations
+
+import string
+import sys
+import unicodedata
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[2]
+sys.path.insert(0, str(ROOT / "_ext"))
+
+import math_font  # noqa: E402
+import mathml_core as mv  # noqa: E402
+
+# How Unicode's character names spell each variant.
+NAMES = {"bold": "BOLD", "italic": "ITALIC", "bold-italic": "BOLD ITALIC", "script": "SCRIPT",
+         "bold-script": "BOLD SCRIPT", "fraktur": "FRAKTUR", "double-struck": "DOUBLE-STRUCK",
+         "bold-fraktur": "BOLD FRAKTUR", "sans-serif": "SANS-SERIF",
+         "bold-sans-serif": "SANS-SERIF BOLD", "sans-serif-italic": "SANS-SERIF ITALIC",
+         "sans-serif-bold-italic": "SANS-SERIF BOLD ITALIC", "monospace": "MONOSPACE"}
+GREEK_LETTERS = ([chr(c) for c in range(0x391, 0x3AA) if c != 0x3A2] + ["\u03f4", "\u2207"]
+                 + [chr(c) for c in range(0x3B1, 0x3CA)]
+                 + ["\u2202", "\u03f5", "\u03d1", "\u03f0", "\u03d5", "\u03f1", "\u03d6"])
+
+
+def _cases():
+    for variant in NAMES:
+        yield from ((c, variant) for c in string.ascii_letters)
+        if variant in mv.DIGITS:
+            yield from ((c, variant) for c in string.digits)
+        if variant in mv.GREEK:
+            yield from ((c, variant) for c in GREEK_LETTERS)
+
+
+@pytest.mark.parametrize("variant", sorted(NAMES))
+def test_every_styled_letter_is_unicodes_letter_of_that_style(variant):
+    """Unicode's compatibility mapping takes the styled letter back to the letter, and its
+    name says the style (or it is one of the Letterlike Symbols the block leaves out)."""
+    for c, v in _cases():
+        if v != variant:
+            continue
+        s = mv.styled_char(c, v)
+        assert s != c and unicodedata.normalize("NFKC", s) == unicodedata.normalize("NFKC", c), \
+            (c, v, hex(ord(s)))
+        name = unicodedata.name(s)
+        if 0x2100 <= ord(s) <= 0x214F:
+            assert ord(s) in mv.HOLES.values(), (c, v, name)
+        else:
+            assert name.startswith(f"MATHEMATICAL {NAMES[v]} "), (c, v, name)
+            rest = name[len(f"MATHEMATICAL {NAMES[v]} "):]
+            assert rest.split()[0] in ("CAPITAL", "SMALL", "DIGIT", "NABLA", "PARTIAL",
+                                       "EPSILON", "THETA", "KAPPA", "PHI", "RHO", "PI"), name
+
+
+def test_what_has_no_styled_letter_stays():
+    assert [mv.styled_char(c, "script") for c in "1-("] == ["1", "-", "("]
+    assert mv.styled_char("x", "normal") == "x"
+    assert mv.styled_char("\u03b1", "script") == "\u03b1"
+
+
+def test_styled_rewrites_tokens_and_keeps_normal_and_entities():
+    got = mv.styled('<mrow><mi mathvariant="double-struck">R</mi>'
+                    '<mn mathvariant="bold">1</mn><mi mathvariant="normal">d</mi>'
+                    '<mi mathvariant="bold">&lt;a</mi></mrow>')
+    assert got == ('<mrow><mi>\u211d</mi><mn>\U0001d7cf</mn><mi mathvariant="normal">d</mi>'
+                   '<mi>&lt;\U0001d41a</mi></mrow>')
+    assert mv.left_over(got) == []
+    assert mv.left_over('<mstyle mathvariant="bold"><mi>x</mi></mstyle>') == [
+        ' mathvariant="bold"']
+
+
+def test_formula_chars_are_what_is_drawn_not_the_tex():
+    page = ('<p>x</p><math><semantics><mrow><mi>x</mi><mo>=</mo><mi>\u03b1</mi>'
+            '<mi mathvariant="normal">d</mi><mtext>\ud589</mtext><mo>&lt;</mo></mrow>'
+            '<annotation encoding="application/x-tex">\\alpha</annotation></semantics></math>')
+    got = math_font.formula_chars(page)
+    # the one-letter <mi>s also as the italic the browser draws; "d" upright only
+    assert got == {"x", "\U0001d465", "=", "\u03b1", "\U0001d6fc", "d", "\ud589", "<"}
+    # a square root draws its sign from the font, though no text holds it
+    assert "\u221a" in math_font.formula_chars("<math><msqrt><mn>2</mn></msqrt></math>")
+    assert "\u221a" not in got
+
+
+def test_the_subset_keeps_the_math_table_and_names_what_the_font_lacks():
+    source = ROOT / math_font.SOURCE / math_font.SOURCE_FONT
+    if not source.is_file():
+        pytest.skip("the math font is not installed (make vendor)")
+    import io
+
+    from fontTools.ttLib import TTFont
+
+    data, missing = math_font.subset(source, {"x", "\u2211", "\ud55c"})  # x, ∑, 한
+    assert missing == {"\ud55c"}
+    font = TTFont(io.BytesIO(data))
+    assert "MATH" in font and font.flavor == "woff2"
+    assert set(font.getBestCmap()) == {ord("x"), 0x2211}
+    # the larger ∑ a display formula draws comes with it, through the MATH table
+    variants = font["MATH"].table.MathVariants.VertGlyphCoverage.glyphs
+    assert font.getBestCmap()[0x2211] in variants
+    assert len(font.getGlyphOrder()) > 3
+
+
+def test_a_tables_alignment_and_spacing_go_on_its_cells():
+    got = mv.tables('<mtable rowspacing="0.25em" columnalign="right left" columnspacing="1em">'
+                    "<mtr><mtd><mi>a</mi></mtd><mtd><mo>=</mo></mtd></mtr>"
+                    "<mtr><mtd/><mtd><mi>b</mi></mtd></mtr></mtable>")
+    right, left = ("text-align:right;text-align:-webkit-right",
+                   "text-align:left;text-align:-webkit-left")
+    assert got == ('<mtable columnalign="right left">'
+                   f'<mtr><mtd style="{right};padding:0 0.5em 0.125em 0"><mi>a</mi></mtd>'
+                   f'<mtd style="{left};padding:0 0 0.125em 0.5em"><mo>=</mo></mtd></mtr>'
+                   f'<mtr><mtd style="{right};padding:0.125em 0.5em 0 0"/>'
+                   f'<mtd style="{left};padding:0.125em 0 0 0.5em"><mi>b</mi></mtd></mtr>'
+                   "</mtable>")
+    # the last value of a list repeats; no attribute: centred, no padding
+    got = mv.tables('<mtable columnalign="left"><mtr><mtd>x</mtd><mtd>y</mtd></mtr></mtable>')
+    assert got.count("text-align:left;") == 2
+    assert mv.tables("<mtable><mtr><mtd>x</mtd></mtr></mtable>") == (
+        '<mtable><mtr><mtd style="text-align:center;text-align:-webkit-center;padding:0 0 0 0">'
+        "x</mtd></mtr></mtable>")
+
+
+def test_a_table_core_mathml_cannot_rewrite_is_an_error():
+    with pytest.raises(ValueError, match="within a table"):
+        mv.tables("<mtable><mtr><mtd><mtable></mtable></mtd></mtr></mtable>")
+    with pytest.raises(ValueError, match="a cell with a style"):
+        mv.tables('<mtable><mtr><mtd style="x">x</mtd></mtr></mtable>')
+    # KaTeX's cells hold <mstyle displaystyle="true">: not a style of the cell
+    assert "text-align" in mv.tables(
+        '<mtable><mtr><mtd><mstyle displaystyle="true"><mi>x</mi></mstyle></mtd></mtr></mtable>')
+    with pytest.raises(ValueError, match="spacing"):
+        mv.tables('<mtable columnspacing="1pt"><mtr><mtd>x</mtd><mtd>y</mtd></mtr></mtable>')
+
+
+def test_a_box_is_a_framed_row_and_other_enclosures_are_errors():
+    got = mv.boxes('<menclose notation="box"><mi>x</mi></menclose><mo>+</mo>')
+    assert got == f'<mrow style="{mv.BOX_STYLE}"><mi>x</mi></mrow><mo>+</mo>'
+    assert mv.boxes("<mi>x</mi>") == "<mi>x</mi>"
+    with pytest.raises(ValueError, match="other than a box"):
+        mv.boxes('<menclose notation="updiagonalstrike"><mi>x</mi></menclose>')
