@@ -25,8 +25,8 @@ $(STAMP): requirements.txt lib/pyproject.toml
 	    || $(BIN)/python -m pip install -q --disable-pip-version-check -r requirements.txt
 	touch $(STAMP)
 
-# JavaScript and CSS for the offline book (the explorer script, the live book's scripts, KaTeX's
-# CSS and fonts) from npm.
+# JavaScript for the offline book (the explorer script, the live book's scripts) from npm, with
+# KaTeX (formulas to MathML at build time) and the math font _ext/math_font.py cuts down.
 vendor: _assets/vendor/.stamp
 _assets/vendor/.stamp: package.json package-lock.json scripts/vendor_js.sh $(wildcard scripts/explorer/*) \
 	    $(wildcard scripts/live/*.js) $(wildcard scripts/live/*.mjs) scripts/bundle_report.mjs

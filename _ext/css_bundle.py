@@ -1,7 +1,7 @@
 """Sphinx extension: a page's stylesheets served as one file.
 
 Jupyter Book 1 gives every page eleven stylesheets (the two themes', Sphinx's pygments,
-togglebutton, copybutton, MyST-NB, sphinx-exercise, KaTeX, the book's own two), and the
+togglebutton, copybutton, MyST-NB, sphinx-exercise, the math font's, the book's own two), and the
 theme's ``theme.css`` only ``@import``s Sphinx's ``basic.css``: twelve requests, one of them
 known only once another has arrived, and nothing is drawn (nor any script run) until the last
 has been parsed.  After the build the stylesheets a page links in its ``<head>`` are joined,

@@ -2,9 +2,10 @@
 
 The HTML math renderer ``katex`` (select it with ``html_math_renderer = "katex"``) sends
 each formula to one long-lived ``node _ext/katex_render.js`` (``katex`` from npm, pinned
-by package-lock.json) and writes the MathML it returns, with its ``mathvariant``s written
-as Unicode's mathematical letters (``mathml_core``: MathML Core draws no other).  The
-browser lays the formula out; ``_ext/math_font.py`` serves the one font it is drawn in.
+by package-lock.json) and writes the MathML it returns, rewritten where MathML Core would
+draw it otherwise than KaTeX meant (``mathml_core``: styled letters, tables' alignment,
+``\\boxed``; what it cannot rewrite is a warning).  The browser lays the formula out;
+``_ext/math_font.py`` serves the one font it is drawn in.
 KaTeX's own HTML rendering (a tree of absolutely sized boxes, 83–87 % of the elements of a
 chapter's first screen) is not used: laying it out held the first explorer back (issue 33).
 
@@ -23,11 +24,10 @@ import html
 import json
 import re
 import subprocess
-import unicodedata
 from pathlib import Path
 
 from docutils import nodes
-from mathml_core import boxes, left_over, styled, tables
+from mathml_core import boxes, left_over, plain_char, styled, tables
 from sphinx.locale import _
 from sphinx.util import logging
 from sphinx.util.math import get_node_equation_number
@@ -71,12 +71,13 @@ class KaTeX:
 
 def _typeset(self, node, tex: str, display: bool) -> str:
     answer = self.builder.app.katex.render(tex, display)
-    if "html" in answer:
-        mathml = styled(answer["html"])
-        try:
-            mathml = boxes(tables(mathml))
-        except ValueError as err:  # what MathML Core would draw otherwise than KaTeX meant
-            logger.warning("%r: %s", tex, err, location=node, type="katex", subtype="core")
+    if "mathml" in answer:
+        mathml = styled(answer["mathml"])
+        for rewrite in (tables, boxes):
+            try:
+                mathml = rewrite(mathml)
+            except ValueError as err:  # what MathML Core would draw otherwise than KaTeX meant
+                logger.warning("%r: %s", tex, err, location=node, type="katex", subtype="core")
         if left := left_over(mathml):
             logger.warning("%r: the browser would not draw %s", tex, ", ".join(left),
                            location=node, type="katex", subtype="variant")
@@ -98,7 +99,7 @@ def _spoken(typeset: str) -> str:
     text = re.sub(r"<annotation.*?</annotation>", "", found.group(0), flags=re.S)
     text = html.unescape(re.sub(r"<[^>]+>", " ", text)).replace("\u2061", "")  # f⁡(x)
     # a screen reader names 𝖳 "mathematical sans-serif capital T": the name says "T"
-    return "".join(unicodedata.normalize("NFKC", text).split())
+    return "".join(plain_char(c) for c in "".join(text.split()))
 
 
 def _in_name(node) -> bool:

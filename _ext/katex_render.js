@@ -1,6 +1,6 @@
 // KaTeX for _ext/katex_math.py: one JSON request per line on stdin
 //   {"tex": "...", "display": true|false, "macros": {...}}
-// and one JSON answer per line on stdout: {"html": "..."} or {"error": "..."}.
+// and one JSON answer per line on stdout: {"mathml": "..."} or {"error": "..."}.
 // The answer is MathML alone (in KaTeX's <span class="katex">): the browser draws it
 // (_ext/math_font.py gives it its font).
 // Strict mode: anything KaTeX would only warn about (a character it has no metrics for,
@@ -14,7 +14,7 @@ lines.on("line", (line) => {
   let answer;
   try {
     const { tex, display, macros } = JSON.parse(line);
-    const html = katex.renderToString(tex, {
+    const mathml = katex.renderToString(tex, {
       displayMode: Boolean(display),
       throwOnError: true,
       strict: "error",
@@ -22,7 +22,7 @@ lines.on("line", (line) => {
       trust: false,
       output: "mathml",
     });
-    answer = { html };
+    answer = { mathml };
   } catch (err) {
     answer = { error: String(err && err.message ? err.message : err) };
   }

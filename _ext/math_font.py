@@ -61,7 +61,7 @@ def formula_chars(page: str) -> set[str]:
     for mathml in _MATH.findall(page):
         mathml = _ANNOTATION.sub("", mathml)
         chars |= set(html.unescape(_TAG.sub("", mathml)))
-        chars |= {styled_char(html.unescape(c), "italic") for c in _PLAIN_MI.findall(mathml)}
+        chars |= {styled_char(c, "italic") for c in _PLAIN_MI.findall(mathml)}
         chars |= {c for tag, c in IMPLIED.items() if f"<{tag}" in mathml}
     return chars - {"\n", "\r", "\t"}
 
@@ -72,14 +72,13 @@ def subset(source: Path, chars: set[str]) -> tuple[bytes, set[str]]:
     from fontTools import subset as ft_subset
     from fontTools.ttLib import TTFont
 
-    font = TTFont(source)
+    font = TTFont(source, recalcTimestamp=False)  # the same subset, the same bytes
     cmap = font.getBestCmap()
     missing = {c for c in chars if ord(c) not in cmap}
     options = ft_subset.Options()
     options.layout_features = ["*"]  # ssty (script-size forms) and the rest
     options.name_IDs = ["*"]
     options.notdef_outline = True
-    options.flavor = "woff2"
     subsetter = ft_subset.Subsetter(options)
     subsetter.populate(unicodes=sorted(ord(c) for c in chars - missing))
     subsetter.subset(font)

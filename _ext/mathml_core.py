@@ -1,17 +1,22 @@
 """KaTeX's MathML rewritten into what MathML Core draws (Chromium, Firefox, Safari).
 
 KaTeX writes MathML 3.  Three of its habits MathML Core does not read, so ``styled``,
-``tables`` and ``boxes`` rewrite them (``_ext/katex_math.py`` calls all three):
+``tables`` and ``boxes`` rewrite them (``_ext/katex_math.py`` calls all three); what they
+cannot rewrite is left for ``left_over`` to name or raises ``ValueError`` (a build warning):
 
-- ``mathvariant`` other than ``normal`` on ``<mi>``: ``\\mathbf 1``, ``\\mathsf T``,
+- ``mathvariant`` other than ``normal`` on a token (``<mi>``, ``<mn>``, ``<mo>``, ``<ms>``,
+  ``<mtext>``; Core reads only ``normal``, on ``<mi>``): ``\\mathbf 1``, ``\\mathsf T``,
   ``\\mathcal L`` and ``\\mathbb R`` come out of KaTeX as ``<mn mathvariant="bold">1</mn>``
   and the like, which those browsers draw in the plain face.  The letters of those styles
   have code points of their own (Mathematical Alphanumeric Symbols, U+1D400–U+1D7FF, with a
   few in Letterlike Symbols): ``styled`` writes each token's text in them and drops the
-  attribute, as MathML Core asks.
+  attribute, as MathML Core asks; a token with a character Unicode has no such letter for
+  (``\\mathsf\\Sigma``, ``\\boldsymbol\\infty``) keeps the attribute.
 - a table's ``columnalign``, ``columnspacing`` and ``rowspacing`` (``aligned``, ``array``):
   Core centres every cell and pads it alike, so the ``=`` of an aligned block would not line
-  up.  ``tables`` writes them on each cell as CSS (``text-align``, ``padding``).
+  up.  ``tables`` writes them on each cell as CSS (``text-align``, ``padding``).  Lines,
+  frames, a table's width and equation tags (``\\hline``, ``array{c|c}``, ``\\tag``) are
+  not drawn by Core and not rewritten: ``ValueError``.
 - ``\\boxed`` as ``<menclose notation="box">``: Chromium draws no frame, Firefox its own.
   ``boxes`` makes it an ``<mrow>`` with a CSS border, which both draw alike.
 """
@@ -20,6 +25,7 @@ from __future__ import annotations
 
 import html
 import re
+import unicodedata
 
 # variant: (code point of its capital A, of its small a)
 LATIN = {
@@ -65,6 +71,8 @@ def styled_char(c: str, variant: str) -> str:
         point = LATIN[variant][1] + ord(c) - ord("a")
     elif "0" <= c <= "9" and variant in DIGITS:
         point = DIGITS[variant] + ord(c) - ord("0")
+    elif variant == "italic" and c in "\u0131\u0237":  # dotless i and j
+        point = 0x1D6A4 + "\u0131\u0237".index(c)
     elif variant in GREEK:
         if "\u0391" <= c <= "\u03a9" and c != "\u03a2":
             point = GREEK[variant] + ord(c) - 0x391
@@ -79,6 +87,17 @@ def styled_char(c: str, variant: str) -> str:
     return chr(HOLES.get(point, point))
 
 
+_PLAIN = {chr(v): chr(k) for k, v in HOLES.items()}
+
+
+def plain_char(c: str) -> str:
+    """The letter a mathematical letter styles (``plain_char("𝖳") == "T"``); any other
+    character as it is (``ℓ`` stays ``ℓ``, although Unicode folds it to ``l``)."""
+    if 0x1D400 <= ord(c) <= 0x1D7FF or c in _PLAIN:
+        return unicodedata.normalize("NFKC", c)
+    return c
+
+
 _TOKEN = re.compile(r'<(mi|mn|mo|ms|mtext)\b([^>]*?)\s+mathvariant="([a-z-]+)"([^>]*)>'
                     r"([^<]*)</\1>")
 _LEFT = re.compile(r'\smathvariant="(?!normal")[a-z-]+"')
@@ -90,10 +109,13 @@ def styled(mathml: str) -> str:
 
     def one(m: re.Match) -> str:
         tag, before, variant, after, text = m.groups()
-        if variant == "normal":
-            return m.group(0)
-        text = "".join(styled_char(c, variant) for c in html.unescape(text))
-        return f"<{tag}{before}{after}>{html.escape(text, quote=False)}</{tag}>"
+        plain = html.unescape(text)
+        new = [styled_char(c, variant) for c in plain]
+        unstyled = [c for c, s in zip(plain, new, strict=True) if c == s and not c.isspace()]
+        if variant == "normal" or unstyled:
+            return m.group(0)  # left for left_over to name
+        new = "".join(new)
+        return f"<{tag}{before}{after}>{html.escape(new, quote=False)}</{tag}>"
 
     return _TOKEN.sub(one, mathml)
 
@@ -101,7 +123,7 @@ def styled(mathml: str) -> str:
 def left_over(mathml: str) -> list[str]:
     """The ``mathvariant`` attributes other than ``normal`` that ``styled`` could not write
     into text (on an element that is not a token), which browsers would not draw."""
-    return _LEFT.findall(mathml)
+    return [a.strip() for a in _LEFT.findall(mathml)]
 
 
 _TABLE = re.compile(r"<mtable\b([^>]*)>(.*?)</mtable>", re.S)
@@ -132,17 +154,21 @@ def tables(mathml: str) -> str:
         if "<mtable" in m.group(2) or any(re.search(r"\sstyle=", a)
                                            for a, _ in _CELL.findall(m.group(2))):
             raise ValueError("a table within a table, or a cell with a style: not rewritten")
+        undrawn = sorted(set(attrs) & {"columnlines", "rowlines", "frame", "width"})
+        if undrawn or "<mlabeledtr" in m.group(2) or "mtr-glue" in m.group(2):
+            raise ValueError(f"a table with what MathML Core does not draw: "
+                             f"{undrawn or 'an equation tag'}")
         align = attrs.get("columnalign", "").split()
         cols = attrs.get("columnspacing", "").split()
         rows = attrs.get("rowspacing", "").split()
         body = m.group(2)
         n_rows = len(_ROW.findall(body))
+        n_cells = max((len(_CELL.findall(cells)) for cells in _ROW.findall(body)), default=0)
         row_index = iter(range(n_rows))
 
         def row(rm: re.Match) -> str:
             r = next(row_index)
-            n_cells = len(_CELL.findall(rm.group(1)))
-            col_index = iter(range(n_cells))
+            col_index = iter(range(n_cells))  # a short row's cells pad as in a full row
 
             def cell(cm: re.Match) -> str:
                 c = next(col_index)

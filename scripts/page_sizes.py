@@ -8,9 +8,10 @@ the total with every local file the page loads: scripts, stylesheets (and what t
 server sends: text files gzip-compressed (level 6), fonts and images as they are.
 
 Which fonts a page uses is estimated from its stylesheets: a face counts when a rule whose
-classes all occur in the page names its family (with that weight and style, or any of the
-family's faces when the rule leaves them open).  That can only over-count; the browser
-tests (tests/book/test_browser.py) check that every file Chromium fetches is in this list.
+classes (and MathML element names, ``_TYPES_NAMED``) all occur in the page names its family
+(with that weight and style, or any of the family's faces when the rule leaves them open).
+That can only over-count; the browser tests (tests/book/test_browser.py) check that every
+file Chromium fetches is in this list.
 
     python scripts/page_sizes.py _build/html [--json out.json]
 
@@ -60,6 +61,8 @@ class _Page(HTMLParser):
     def handle_starttag(self, tag, attrs):
         a = dict(attrs)
         self.classes.update((a.get("class") or "").split())
+        if tag in _TYPES_NAMED:
+            self.classes.add("<" + tag)  # an element a font rule may select by name
         if tag in ("script", "img", "source", "iframe") and a.get("src"):
             self.refs.append(a["src"])
         if tag == "script" and a.get("type") == EXPLORER:
@@ -87,6 +90,11 @@ _COMMENT = re.compile(r"/\*.*?\*/", re.S)
 _URL = re.compile(r"""url\(\s*(['"]?)([^'")]+)\1\s*\)""")
 _IMPORT = re.compile(r"""@import\s+(?:url\(\s*)?['"]?([^'")\s;]+)""")
 _CLASS = re.compile(r"\.(-?[_a-zA-Z][\w-]*)")
+# Element names that decide whether a font is used: the math font's rules (book.css's
+# ``math {…}``) apply only on a page with a formula.  A selector naming one needs it, as
+# "<math", among the page's classes.
+_TYPES_NAMED = ("math", "mtext")
+_TYPE = re.compile(r"(?<![\w.#:\[=-])(" + "|".join(_TYPES_NAMED) + r")(?![\w-])")
 
 
 def _blocks(css: str):
@@ -195,7 +203,9 @@ class Stylesheet:
                     families = _families(d["font-family"])
                 files = [f for _, u in _URL.findall(body) if (f := self._file(u))]
                 if families or files or weight or style:
-                    selectors = [set(_CLASS.findall(s)) for s in prelude.split(",")]
+                    selectors = [set(_CLASS.findall(s))
+                                 | {"<" + e for e in _TYPE.findall(_CLASS.sub("", s))}
+                                 for s in prelude.split(",")]
                     self.rules.append((selectors, families, weight, style, files))
 
 

@@ -415,7 +415,7 @@ def test_page_sizes_counts_the_fonts_a_page_uses_and_fails_over_budget(tmp_path,
     page's classes select names it; a page over its budget fails the build."""
     sizes = load_script("page_sizes")
     (tmp_path / "f").mkdir()
-    for name in ("icons-900", "icons-400", "math-regular", "math-bold", "unused"):
+    for name in ("icons-900", "icons-400", "math-regular", "math-bold", "unused", "mathml"):
         (tmp_path / "f" / f"{name}.woff2").write_bytes(bytes(range(256)) * 40)
     (tmp_path / "site.css").write_text(
         '@font-face{font-family:Icons;font-weight:900;src:url(f/icons-900.woff2) format("woff2")}'
@@ -425,7 +425,8 @@ def test_page_sizes_counts_the_fonts_a_page_uses_and_fails_over_budget(tmp_path,
         "@font-face{font-family:Unused;src:url(f/unused.woff2)}"
         ".icon-solid{font-weight:900}.icon-solid,.icon-regular{font-family:Icons}"
         "@media (min-width:10px){.math{font:normal 1.2em Math,serif}}"
-        ".math .bold{font-weight:700}.nowhere{font-family:Unused}",
+        ".math .bold{font-weight:700}.nowhere{font-family:Unused}"
+        "@font-face{font-family:MathML;src:url(f/mathml.woff2)}math mtext,math{font-family:MathML}",
         encoding="utf-8",
     )
     (tmp_path / "page.html").write_text(
@@ -437,6 +438,12 @@ def test_page_sizes_counts_the_fonts_a_page_uses_and_fails_over_budget(tmp_path,
     names = sorted(p.name for p in loads)
     assert names == ["icons-900.woff2", "math-regular.woff2", "page.html", "site.css"]
     assert not widgets
+    # an element selector (book.css's `math {…}`) counts only where the page has the element
+    (tmp_path / "formula.html").write_text(
+        '<link rel="stylesheet" href="site.css"><p class="math"><math><mi>x</mi></math></p>',
+        encoding="utf-8")
+    loads, _ = sizes.page_loads(tmp_path, tmp_path / "formula.html")
+    assert "mathml.woff2" in {p.name for p in loads}
 
     big = tmp_path / "big.html"
     noise = random.Random(0).randbytes(700_000)  # gzip cannot shrink it below 0.6 MB

@@ -285,10 +285,11 @@ _MATH = """() => {
         if (cells.length < 2) continue;
         const edges = cells.map((x) => {
           const boxes = Array.from(x.children).map((k) => k.getBoundingClientRect());
+          if (!boxes.length) return NaN;  // text straight in the cell: reported below
           return align === 'left' ? Math.min(...boxes.map((b) => b.left))
                                   : Math.max(...boxes.map((b) => b.right));
         });
-        if (Math.max(...edges) - Math.min(...edges) > 1) {
+        if (edges.some(Number.isNaN) || Math.max(...edges) - Math.min(...edges) > 1) {
           bad.push(`${tex.slice(0, 60)}: column ${c + 1} `
                    + `(${align}) edges ${edges.map((e) => e.toFixed(1))}`);
         }

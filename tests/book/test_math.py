@@ -4,6 +4,9 @@ the math font cut to what the formulas draw (_ext/math_font.py)."""
 
 from __future__ import annotations
 
+import importlib.util
+import io
+import re
 import string
 import sys
 import unicodedata
@@ -12,10 +15,20 @@ from pathlib import Path
 import pytest
 
 ROOT = Path(__file__).resolve().parents[2]
-sys.path.insert(0, str(ROOT / "_ext"))
+HTML = ROOT / "_build" / "html"
 
-import math_font  # noqa: E402
-import mathml_core as mv  # noqa: E402
+
+def _load(name: str):
+    """An extension module of _ext/ (math_font imports mathml_core by name, as Sphinx does)."""
+    spec = importlib.util.spec_from_file_location(name, ROOT / "_ext" / f"{name}.py")
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[name] = module
+    spec.loader.exec_module(module)
+    return module
+
+
+mv = _load("mathml_core")
+math_font = _load("math_font")
 
 # How Unicode's character names spell each variant.
 NAMES = {"bold": "BOLD", "italic": "ITALIC", "bold-italic": "BOLD ITALIC", "script": "SCRIPT",
@@ -66,12 +79,26 @@ def test_what_has_no_styled_letter_stays():
 def test_styled_rewrites_tokens_and_keeps_normal_and_entities():
     got = mv.styled('<mrow><mi mathvariant="double-struck">R</mi>'
                     '<mn mathvariant="bold">1</mn><mi mathvariant="normal">d</mi>'
-                    '<mi mathvariant="bold">&lt;a</mi></mrow>')
+                    '<mtext mathvariant="bold">&#x61; b</mtext></mrow>')
     assert got == ('<mrow><mi>\u211d</mi><mn>\U0001d7cf</mn><mi mathvariant="normal">d</mi>'
-                   '<mi>&lt;\U0001d41a</mi></mrow>')
+                   '<mtext>\U0001d41a \U0001d41b</mtext></mrow>')
     assert mv.left_over(got) == []
     assert mv.left_over('<mstyle mathvariant="bold"><mi>x</mi></mstyle>') == [
-        ' mathvariant="bold"']
+        'mathvariant="bold"']
+
+
+def test_a_token_unicode_cannot_style_keeps_its_variant_and_is_named():
+    """\\mathsf\\Sigma: no sans-serif Sigma in Unicode; dropped, the one-letter <mi> would be
+    drawn italic.  Kept, left_over names it (a build warning)."""
+    for token in ('<mi mathvariant="sans-serif">\u03a3</mi>', '<mi mathvariant="bold">&lt;</mi>'):
+        assert mv.styled(token) == token
+        assert len(mv.left_over(token)) == 1
+
+
+def test_plain_char_undoes_only_the_styled_letters():
+    assert [mv.plain_char(c) for c in "\U0001d5b3\u211d\U0001d7cf\u2113\u2026\u03f5x"] == [
+        "T", "R", "1", "\u2113", "\u2026", "\u03f5", "x"]
+    assert mv.styled_char("\u0131", "italic") == "\U0001d6a4"  # dotless i
 
 
 def test_formula_chars_are_what_is_drawn_not_the_tex():
@@ -90,8 +117,6 @@ def test_the_subset_keeps_the_math_table_and_names_what_the_font_lacks():
     source = ROOT / math_font.SOURCE / math_font.SOURCE_FONT
     if not source.is_file():
         pytest.skip("the math font is not installed (make vendor)")
-    import io
-
     from fontTools.ttLib import TTFont
 
     data, missing = math_font.subset(source, {"x", "\u2211", "\ud55c"})  # x, ∑, 한
@@ -100,9 +125,16 @@ def test_the_subset_keeps_the_math_table_and_names_what_the_font_lacks():
     assert "MATH" in font and font.flavor == "woff2"
     assert set(font.getBestCmap()) == {ord("x"), 0x2211}
     # the larger ∑ a display formula draws comes with it, through the MATH table
-    variants = font["MATH"].table.MathVariants.VertGlyphCoverage.glyphs
-    assert font.getBestCmap()[0x2211] in variants
-    assert len(font.getGlyphOrder()) > 3
+    variants = font["MATH"].table.MathVariants
+    sigma = font.getBestCmap()[0x2211]
+    index = variants.VertGlyphCoverage.glyphs.index(sigma)
+    larger = [r.VariantGlyph for r in
+              variants.VertGlyphConstruction[index].MathGlyphVariantRecord][1:]
+    assert larger and set(larger) <= set(font.getGlyphOrder()), larger
+    # the same characters give the same bytes (no build time in the font): its ?v= holds
+    again, _ = math_font.subset(source, {"x", "\u2211", "\ud55c"})
+    assert again == data
+    assert font["head"].modified == TTFont(source)["head"].modified
 
 
 def test_a_tables_alignment_and_spacing_go_on_its_cells():
@@ -125,6 +157,13 @@ def test_a_tables_alignment_and_spacing_go_on_its_cells():
         "x</mtd></mtr></mtable>")
 
 
+def test_a_short_rows_cells_pad_as_in_a_full_row():
+    got = mv.tables('<mtable columnspacing="1em"><mtr><mtd>a</mtd><mtd>b</mtd></mtr>'
+                    "<mtr><mtd>c</mtd></mtr></mtable>")
+    first, _, short = (p.split() for p in re.findall(r"padding:([^\"]*)", got))
+    assert first[1::2] == short[1::2] == ["0.5em", "0"]  # right, left
+
+
 def test_a_table_core_mathml_cannot_rewrite_is_an_error():
     with pytest.raises(ValueError, match="within a table"):
         mv.tables("<mtable><mtr><mtd><mtable></mtable></mtd></mtr></mtable>")
@@ -133,6 +172,10 @@ def test_a_table_core_mathml_cannot_rewrite_is_an_error():
     # KaTeX's cells hold <mstyle displaystyle="true">: not a style of the cell
     assert "text-align" in mv.tables(
         '<mtable><mtr><mtd><mstyle displaystyle="true"><mi>x</mi></mstyle></mtd></mtr></mtable>')
+    for table in ('<mtable columnlines="solid"><mtr><mtd>x</mtd></mtr></mtable>',
+                  '<mtable width="100%"><mtr><mtd class="mtr-glue"></mtd></mtr></mtable>'):
+        with pytest.raises(ValueError, match="does not draw"):
+            mv.tables(table)
     with pytest.raises(ValueError, match="spacing"):
         mv.tables('<mtable columnspacing="1pt"><mtr><mtd>x</mtd><mtd>y</mtd></mtr></mtable>')
 
@@ -143,3 +186,23 @@ def test_a_box_is_a_framed_row_and_other_enclosures_are_errors():
     assert mv.boxes("<mi>x</mi>") == "<mi>x</mi>"
     with pytest.raises(ValueError, match="other than a box"):
         mv.boxes('<menclose notation="updiagonalstrike"><mi>x</mi></menclose>')
+
+
+@pytest.mark.built
+def test_every_page_preloads_the_math_font_at_the_version_its_stylesheet_names():
+    if not (HTML / "_static" / math_font.CSS).is_file():
+        pytest.skip("the book is not built (make book)")
+    css = (HTML / "_static" / math_font.CSS).read_text(encoding="utf-8")
+    version = re.search(r"book-math\.woff2\?v=([0-9a-f]{12})", css).group(1)
+    with_math = 0
+    for page in HTML.rglob("*.html"):
+        if "_static" in page.relative_to(HTML).parts:
+            continue
+        text = page.read_text(encoding="utf-8")
+        preloads = re.findall(r'<link rel="preload" href="[^"]*book-math\.woff2([^"]*)"', text)
+        if "<math" in text:
+            with_math += 1
+            assert preloads == [f"?v={version}"], (page, preloads)
+        else:
+            assert preloads == [], page
+    assert with_math >= 20, with_math
