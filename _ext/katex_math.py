@@ -4,7 +4,7 @@ The HTML math renderer ``katex`` (select it with ``html_math_renderer = "katex"`
 each formula to one long-lived ``node _ext/katex_render.js`` (``katex`` from npm, pinned
 by package-lock.json) and writes the MathML it returns, rewritten where MathML Core would
 draw it otherwise than KaTeX meant (``mathml_core``: styled letters, tables' alignment,
-``\\boxed``; what it cannot rewrite is a warning).  The browser lays the formula out;
+``\\boxed``, TeX's spacing; what it cannot rewrite is a warning).  The browser lays the formula out;
 ``_ext/math_font.py`` serves the one font it is drawn in.
 KaTeX's own HTML rendering (a tree of absolutely sized boxes, 83–87 % of the elements of a
 chapter's first screen) is not used: laying it out held the first explorer back (issue 33).
@@ -27,7 +27,7 @@ import subprocess
 from pathlib import Path
 
 from docutils import nodes
-from mathml_core import boxes, left_over, plain_char, styled, tables
+from mathml_core import boxes, left_over, plain_char, spacing, styled, tables
 from sphinx.locale import _
 from sphinx.util import logging
 from sphinx.util.math import get_node_equation_number
@@ -72,7 +72,7 @@ class KaTeX:
 def _typeset(self, node, tex: str, display: bool) -> str:
     answer = self.builder.app.katex.render(tex, display)
     if "mathml" in answer:
-        mathml = styled(answer["mathml"])
+        mathml = spacing(styled(answer["mathml"]))
         for rewrite in (tables, boxes):
             try:
                 mathml = rewrite(mathml)

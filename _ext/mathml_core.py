@@ -19,6 +19,13 @@ cannot rewrite is left for ``left_over`` to name or raises ``ValueError`` (a bui
   not drawn by Core and not rewritten: ``ValueError``.
 - ``\\boxed`` as ``<menclose notation="box">``: Chromium draws no frame, Firefox its own.
   ``boxes`` makes it an ``<mrow>`` with a CSS border, which both draw alike.
+
+``spacing`` then gives back three spacings of TeX that KaTeX's MathML loses in a MathML Core
+browser: a thin space between an operator name and an ordinary neighbour (``8 ln 10``,
+``α tanh(α)``, ``log 6``; U+2061, which KaTeX writes after the name, has none); the bars
+``\\vert`` and ``\\Vert``, which KaTeX writes as "divides" and "parallel to" (U+2223, U+2225:
+relations, set apart by thick spaces) and which are U+007C and U+2016 with no space of their
+own; and ``\\mathrel{+}=`` as one relation (``+=``, not ``+ =``).
 """
 
 from __future__ import annotations
@@ -206,3 +213,45 @@ def boxes(mathml: str) -> str:
     if not notations:
         return mathml
     return _ENCLOSE.sub(f'<mrow style="{BOX_STYLE}">', mathml).replace("</menclose>", "</mrow>")
+
+
+THIN = "0.1667em"  # TeX's \\, (3 mu): between an operator name and an ordinary neighbour
+THICK = "0.2778em"  # TeX's \\; (5 mu): around a relation
+_BARS = {"\u2223": "|", "\u2225": "\u2016"}  # divides, parallel to -> vertical line, double
+_BAR = re.compile(r'<(mi|mo)\b([^>]*)>([\u2223\u2225])</\1>')
+_FUNCTION = re.compile(r"(<mi\b[^>]*>[^<]{2,}</mi>)<mo>\u2061</mo>")
+# What ends an ordinary atom before an operator name (TeX's Ord–Op: a thin space); a closing
+# fence counts too (Close–Op).
+_ORDINARY_END = re.compile(r"(?:</(?:mi|mn|mtext|msub|msup|msubsup|mover|munder|mfrac|msqrt"
+                           r"|mroot)>|<mo\b[^>]*>[)\]}|\u2016\u27e9]</mo>)$")
+# What follows an operator name without a space: an opening fence, another operator, the end
+# of its row, a space of KaTeX's own.
+_TIGHT_NEXT = re.compile(r"<mo\b|</|<mspace\b|<mtext\b")
+
+
+def spacing(mathml: str) -> str:
+    """TeX's spacing around operator names, bars and ``\\mathrel{+}=`` (see the module)."""
+
+    def bar(m: re.Match) -> str:
+        tag, attrs, char = m.groups()
+        if tag == "mi" and 'mathvariant="normal"' in attrs:  # |x| written with <mi>
+            return f"<mi{attrs}>{_BARS[char]}</mi>"
+        if tag == "mo" and re.search(r"\s(stretchy|fence)=", attrs):  # \\lvert, \\bigl|, \\lVert
+            return f'<mo{attrs} lspace="0em" rspace="0em">{_BARS[char]}</mo>'
+        return m.group(0)  # \\mid, \\parallel: the relations they are
+
+    mathml = _BAR.sub(bar, mathml)
+    out, pos = [], 0
+    for m in _FUNCTION.finditer(mathml):
+        before = mathml[pos:m.start()]
+        out.append(before)
+        if _ORDINARY_END.search(mathml[:m.start()]):
+            out.append(f'<mspace width="{THIN}"></mspace>')
+        out.append(m.group(1))
+        tight = _TIGHT_NEXT.match(mathml, m.end())
+        out.append("<mo>\u2061</mo>" if tight else f'<mo rspace="{THIN}">\u2061</mo>')
+        pos = m.end()
+    out.append(mathml[pos:])
+    mathml = "".join(out)
+    return mathml.replace("<mo>+</mo><mo>=</mo>",
+                          f'<mo lspace="{THICK}" rspace="0em">+</mo><mo lspace="0em">=</mo>')

@@ -206,3 +206,24 @@ def test_every_page_preloads_the_math_font_at_the_version_its_stylesheet_names()
         else:
             assert preloads == [], page
     assert with_math >= 20, with_math
+
+
+def test_spacing_gives_back_texs_thin_spaces_bars_and_relations():
+    """KaTeX's MathML as it comes for `8\\ln 10^6`, `\\alpha\\tanh(x)`, `\\log 6`, `|x|`,
+    `\\lVert x\\rVert`, `\\mid`, `\\mathrel{+}=`."""
+    thin = f'<mspace width="{mv.THIN}"></mspace>'
+    assert mv.spacing("<mn>8</mn><mi>ln</mi><mo>\u2061</mo><msup><mn>10</mn><mn>6</mn></msup>") == (
+        f'<mn>8</mn>{thin}<mi>ln</mi><mo rspace="{mv.THIN}">\u2061</mo>'
+        "<msup><mn>10</mn><mn>6</mn></msup>")
+    # before an opening fence, at the start of a row: no space
+    assert mv.spacing('<mrow><mi>tanh</mi><mo>\u2061</mo><mo stretchy="false">(</mo>') == (
+        '<mrow><mi>tanh</mi><mo>\u2061</mo><mo stretchy="false">(</mo>')
+    assert mv.spacing('<mi>\u03b1</mi><mi mathvariant="normal">diag</mi><mo>\u2061</mo>'
+                      "<mo>(</mo>").startswith(f"<mi>\u03b1</mi>{thin}<mi")
+    # \vert and \Vert: a bar with no space of its own; \mid stays a relation
+    assert mv.spacing('<mi mathvariant="normal">\u2223</mi>') == '<mi mathvariant="normal">|</mi>'
+    assert mv.spacing('<mo stretchy="false">\u2225</mo>') == (
+        '<mo stretchy="false" lspace="0em" rspace="0em">\u2016</mo>')
+    assert mv.spacing("<mo>\u2223</mo>") == "<mo>\u2223</mo>"
+    assert mv.spacing("<mi>V</mi><mo>+</mo><mo>=</mo>") == (
+        f'<mi>V</mi><mo lspace="{mv.THICK}" rspace="0em">+</mo><mo lspace="0em">=</mo>')
