@@ -25,7 +25,7 @@ browser: a thin space between an operator name and an ordinary neighbour (``8 ln
 ``α tanh(α)``, ``log 6``; U+2061, which KaTeX writes after the name, has none); the bars
 ``\\vert`` and ``\\Vert``, which KaTeX writes as "divides" and "parallel to" (U+2223, U+2225:
 relations, set apart by thick spaces) and which are U+007C and U+2016 with no space of their
-own; and ``\\mathrel{+}=`` as one relation (``+=``, not ``+ =``).
+own; and ``:=`` and ``\\mathrel{+}=`` as one relation (``:=``, not ``: =``).
 """
 
 from __future__ import annotations
@@ -151,10 +151,16 @@ def _half(length: str) -> str:
     return f"{float(number.group(1)) / 2:g}{number.group(2)}"
 
 
+# KaTeX's array strut (0.7 and 0.3 of a 1.2em baseline skip): in an aligned block its
+# rowspacing (\\jot) is what comes on top of it, as in LaTeX.
+STRUT = '<mspace height="0.84em" depth="0.36em"></mspace>'
+
+
 def tables(mathml: str) -> str:
     """Every ``<mtable>``'s alignment and spacing written on its cells (``<mtd style=…>``):
     a cell's ``text-align`` is its column's ``columnalign``, half the spacing between two
-    columns (rows) pads each side of it, none outside the table."""
+    columns (rows) pads each side of it, none outside the table.  An aligned block's cells
+    (columns right, left, …) also hold ``STRUT``, so that short rows keep a line's height."""
 
     def one(m: re.Match) -> str:
         attrs = dict(_ATTR.findall(m.group(1)))
@@ -169,6 +175,7 @@ def tables(mathml: str) -> str:
         cols = attrs.get("columnspacing", "").split()
         rows = attrs.get("rowspacing", "").split()
         body = m.group(2)
+        strut = align[:2] == ["right", "left"]  # aligned: rows a baseline skip apart
         n_rows = len(_ROW.findall(body))
         n_cells = max((len(_CELL.findall(cells)) for cells in _ROW.findall(body)), default=0)
         row_index = iter(range(n_rows))
@@ -188,7 +195,11 @@ def tables(mathml: str) -> str:
                 a = _nth(align, c, "center")
                 style = (f"text-align:{a};text-align:-webkit-{a};"
                          f"padding:{top} {right} {bottom} {left}")
-                return f'<mtd{cm.group(1)} style="{style}"{cm.group(2)}>'
+                if not strut:
+                    return f'<mtd{cm.group(1)} style="{style}"{cm.group(2)}>'
+                if cm.group(2):  # <mtd/>: an empty cell holds the strut alone
+                    return f'<mtd{cm.group(1)} style="{style}">{STRUT}</mtd>'
+                return f'<mtd{cm.group(1)} style="{style}">{STRUT}'
 
             return rm.group(0).replace(rm.group(1), _CELL.sub(cell, rm.group(1)), 1)
 
@@ -227,6 +238,9 @@ _ORDINARY_END = re.compile(r"(?:</(?:mi|mn|mtext|msub|msup|msubsup|mover|munder|
 # What follows an operator name without a space: an opening fence, another operator, the end
 # of its row, a space of KaTeX's own.
 _TIGHT_NEXT = re.compile(r"<mo\b|</|<mspace\b|<mtext\b")
+# ":=" and "\\mathrel{+}=": two operators KaTeX writes side by side that TeX sets as one
+# relation (no space between them)
+_JOINED = re.compile(r"<mo>([+:])</mo><mo>=</mo>")
 
 
 def spacing(mathml: str) -> str:
@@ -253,5 +267,6 @@ def spacing(mathml: str) -> str:
         pos = m.end()
     out.append(mathml[pos:])
     mathml = "".join(out)
-    return mathml.replace("<mo>+</mo><mo>=</mo>",
-                          f'<mo lspace="{THICK}" rspace="0em">+</mo><mo lspace="0em">=</mo>')
+    return _JOINED.sub(
+        lambda m: f'<mo lspace="{THICK}" rspace="0em">{m.group(1)}</mo><mo lspace="0em">=</mo>',
+        mathml)

@@ -143,15 +143,17 @@ def test_a_tables_alignment_and_spacing_go_on_its_cells():
                     "<mtr><mtd/><mtd><mi>b</mi></mtd></mtr></mtable>")
     right, left = ("text-align:right;text-align:-webkit-right",
                    "text-align:left;text-align:-webkit-left")
+    s = mv.STRUT  # an aligned block's rows keep a line's height
     assert got == ('<mtable columnalign="right left">'
-                   f'<mtr><mtd style="{right};padding:0 0.5em 0.125em 0"><mi>a</mi></mtd>'
-                   f'<mtd style="{left};padding:0 0 0.125em 0.5em"><mo>=</mo></mtd></mtr>'
-                   f'<mtr><mtd style="{right};padding:0.125em 0.5em 0 0"/>'
-                   f'<mtd style="{left};padding:0.125em 0 0 0.5em"><mi>b</mi></mtd></mtr>'
+                   f'<mtr><mtd style="{right};padding:0 0.5em 0.125em 0">{s}<mi>a</mi></mtd>'
+                   f'<mtd style="{left};padding:0 0 0.125em 0.5em">{s}<mo>=</mo></mtd></mtr>'
+                   f'<mtr><mtd style="{right};padding:0.125em 0.5em 0 0">{s}</mtd>'
+                   f'<mtd style="{left};padding:0.125em 0 0 0.5em">{s}<mi>b</mi></mtd></mtr>'
                    "</mtable>")
     # the last value of a list repeats; no attribute: centred, no padding
     got = mv.tables('<mtable columnalign="left"><mtr><mtd>x</mtd><mtd>y</mtd></mtr></mtable>')
     assert got.count("text-align:left;") == 2
+    assert "mspace" not in got  # a matrix or array: no strut
     assert mv.tables("<mtable><mtr><mtd>x</mtd></mtr></mtable>") == (
         '<mtable><mtr><mtd style="text-align:center;text-align:-webkit-center;padding:0 0 0 0">'
         "x</mtd></mtr></mtable>")
@@ -210,7 +212,7 @@ def test_every_page_preloads_the_math_font_at_the_version_its_stylesheet_names()
 
 def test_spacing_gives_back_texs_thin_spaces_bars_and_relations():
     """KaTeX's MathML as it comes for `8\\ln 10^6`, `\\alpha\\tanh(x)`, `\\log 6`, `|x|`,
-    `\\lVert x\\rVert`, `\\mid`, `\\mathrel{+}=`."""
+    `\\lVert x\\rVert`, `\\mid`, `\\mathrel{+}=`, `:=`."""
     thin = f'<mspace width="{mv.THIN}"></mspace>'
     assert mv.spacing("<mn>8</mn><mi>ln</mi><mo>\u2061</mo><msup><mn>10</mn><mn>6</mn></msup>") == (
         f'<mn>8</mn>{thin}<mi>ln</mi><mo rspace="{mv.THIN}">\u2061</mo>'
@@ -227,3 +229,5 @@ def test_spacing_gives_back_texs_thin_spaces_bars_and_relations():
     assert mv.spacing("<mo>\u2223</mo>") == "<mo>\u2223</mo>"
     assert mv.spacing("<mi>V</mi><mo>+</mo><mo>=</mo>") == (
         f'<mi>V</mi><mo lspace="{mv.THICK}" rspace="0em">+</mo><mo lspace="0em">=</mo>')
+    assert mv.spacing("<mi>U</mi><mo>:</mo><mo>=</mo>") == (
+        f'<mi>U</mi><mo lspace="{mv.THICK}" rspace="0em">:</mo><mo lspace="0em">=</mo>')
