@@ -28,6 +28,8 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
+from font_subset import cut
+
 FONTS = "_static/vendor/fontawesome/webfonts"
 _RULE = re.compile(r"([^{}]+)\{([^{}]*)\}")
 _ICON_SELECTOR = re.compile(r"^\.fa-([a-z0-9-]+):{1,2}(?:before|after)$")
@@ -97,20 +99,8 @@ def prune_icon_rules(css: str, names: set[str]) -> str:
 
 def subset(font: Path, points: set[int]) -> None:
     """Keep only ``points`` (those the font has) in ``font``, in its own format."""
-    from fontTools import subset as ft_subset
-    from fontTools.ttLib import TTFont
-
-    tt = TTFont(str(font))
-    have = set(tt.getBestCmap())
-    options = ft_subset.Options()
-    options.flavor = "woff2" if font.suffix == ".woff2" else None
-    options.layout_features = ["*"]
-    options.name_IDs = ["*"]
-    options.notdef_outline = True
-    sub = ft_subset.Subsetter(options)
-    sub.populate(unicodes=sorted(points & have) or [0x20])
-    sub.subset(tt)
-    ft_subset.save_font(tt, str(font), options)
+    data, _ = cut(font, points, "woff2" if font.suffix == ".woff2" else None)
+    font.write_bytes(data)
 
 
 def _cut_to_shown_icons(app, exception):

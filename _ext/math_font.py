@@ -25,11 +25,11 @@ from __future__ import annotations
 
 import hashlib
 import html
-import io
 import re
 import shutil
 from pathlib import Path
 
+from font_subset import cut
 from mathml_core import styled_char
 from sphinx.util import logging
 
@@ -69,23 +69,8 @@ def formula_chars(page: str) -> set[str]:
 def subset(source: Path, chars: set[str]) -> tuple[bytes, set[str]]:
     """``source`` cut to ``chars`` and what its MATH table draws them with, as woff2;
     and the characters of ``chars`` the font does not have."""
-    from fontTools import subset as ft_subset
-    from fontTools.ttLib import TTFont
-
-    font = TTFont(source, recalcTimestamp=False)  # the same subset, the same bytes
-    cmap = font.getBestCmap()
-    missing = {c for c in chars if ord(c) not in cmap}
-    options = ft_subset.Options()
-    options.layout_features = ["*"]  # ssty (script-size forms) and the rest
-    options.name_IDs = ["*"]
-    options.notdef_outline = True
-    subsetter = ft_subset.Subsetter(options)
-    subsetter.populate(unicodes=sorted(ord(c) for c in chars - missing))
-    subsetter.subset(font)
-    font.flavor = "woff2"
-    out = io.BytesIO()
-    font.save(out)
-    return out.getvalue(), missing
+    data, missing = cut(source, {ord(c) for c in chars}, "woff2")
+    return data, {chr(p) for p in missing}
 
 
 def font_face(version: str) -> str:

@@ -4,31 +4,18 @@ the math font cut to what the formulas draw (_ext/math_font.py)."""
 
 from __future__ import annotations
 
-import importlib.util
 import io
 import re
 import string
-import sys
 import unicodedata
 from pathlib import Path
 
+import math_font  # _ext/ is on the tests' path (pyproject.toml)
+import mathml_core as mv
 import pytest
 
 ROOT = Path(__file__).resolve().parents[2]
 HTML = ROOT / "_build" / "html"
-
-
-def _load(name: str):
-    """An extension module of _ext/ (math_font imports mathml_core by name, as Sphinx does)."""
-    spec = importlib.util.spec_from_file_location(name, ROOT / "_ext" / f"{name}.py")
-    module = importlib.util.module_from_spec(spec)
-    sys.modules[name] = module
-    spec.loader.exec_module(module)
-    return module
-
-
-mv = _load("mathml_core")
-math_font = _load("math_font")
 
 # How Unicode's character names spell each variant.
 NAMES = {"bold": "BOLD", "italic": "ITALIC", "bold-italic": "BOLD ITALIC", "script": "SCRIPT",
