@@ -57,7 +57,7 @@
       scrolls = el.scrollWidth > el.clientWidth || el.scrollHeight > el.clientHeight;
     } else if (el.matches("span.math")) {
       // the theme clips an inline formula at its line's width: one that is wider scrolls
-      // instead (a pixel or two is a script's overhang: book.css lets it show)
+      // instead (a pixel or two is a sub- or superscript's overhang: book.css lets it show)
       scrolls = el.scrollWidth > el.clientWidth + 3;
       el.classList.toggle("math-scroll", scrolls);
     } else {

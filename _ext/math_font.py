@@ -106,10 +106,11 @@ def _finish(app, exception):
         from sphinx.errors import ExtensionError
 
         raise ExtensionError(f"math_font: {source} is missing (is `make vendor` done?)")
+    pages = {path: path.read_text(encoding="utf-8") for path in _pages(outdir)}
     chars: set[str] = set()
     where: dict[str, str] = {}
-    for path in _pages(outdir):
-        found = formula_chars(path.read_text(encoding="utf-8"))
+    for path, text in pages.items():
+        found = formula_chars(text)
         for c in found - chars:
             where[c] = path.relative_to(outdir).as_posix()
         chars |= found
@@ -124,8 +125,7 @@ def _finish(app, exception):
     (static / FONT).write_bytes(data)
     shutil.copyfile(package / "LICENSE", (static / FONT).parent / "LICENSE")
     (static / CSS).write_text(font_face(version), encoding="utf-8")
-    for path in _pages(outdir):
-        text = path.read_text(encoding="utf-8")
+    for path, text in pages.items():
         new = _PRELOAD.sub(f'{FONT}?v={version}"', text)
         if new != text:
             path.write_text(new, encoding="utf-8")

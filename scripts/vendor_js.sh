@@ -14,7 +14,6 @@ npm ci --ignore-scripts --no-audit --no-fund --loglevel=error
 out=_assets/vendor
 rm -rf "$out"
 mkdir -p "$out"
-nm=node_modules
 
 node scripts/explorer/build.mjs "$out/explorer.js"
 node scripts/live/build.mjs "$out/live"

@@ -23,6 +23,9 @@ import re
 import sys
 from pathlib import Path
 
+import book_html  # _ext/ is on the tests' path (pyproject.toml), as Sphinx loads them
+import icon_fonts
+import korean_search
 import nbformat
 import pytest
 import yaml
@@ -460,9 +463,6 @@ def test_theme_tab_stop_pass_is_removed_or_the_build_fails(tmp_path):
     import pydata_sphinx_theme
     from sphinx.errors import ExtensionError
 
-    spec = importlib.util.spec_from_file_location("book_html", ROOT / "_ext" / "book_html.py")
-    book_html = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(book_html)
     theme_js = (Path(pydata_sphinx_theme.__file__).parent / "theme" / "pydata_sphinx_theme"
                 / "static" / "scripts" / "pydata-sphinx-theme.js")
     out = tmp_path.joinpath(*book_html._THEME_JS)
@@ -485,9 +485,6 @@ def test_pages_without_sphinx_design_components_load_none_of_its_files():
     uses none of its components (classes ``sd-…``), and keeps them where one does."""
     from sphinx.builders.html._assets import _CascadingStyleSheet, _JavaScript
 
-    spec = importlib.util.spec_from_file_location("book_html", ROOT / "_ext" / "book_html.py")
-    book_html = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(book_html)
 
     def page(body):
         context = {"body": body,
@@ -509,9 +506,6 @@ def test_no_page_loads_sphinx_thebe():
     keeps every other file and inline script."""
     from sphinx.builders.html._assets import _CascadingStyleSheet, _JavaScript
 
-    spec = importlib.util.spec_from_file_location("book_html", ROOT / "_ext" / "book_html.py")
-    book_html = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(book_html)
     assert CONFIG["launch_buttons"]["thebe"] is False
     context = {"body": "<p>x</p>",
                "css_files": [_CascadingStyleSheet("_static/sphinx-thebe.css?v=1"),
@@ -532,17 +526,11 @@ def test_no_page_loads_sphinx_thebe():
         assert "sphinx-thebe" not in text and "THEBE_JS_URL" not in text, page.name
 
 
-def _icon_fonts():
-    import icon_fonts  # _ext/ is on the tests' path (pyproject.toml)
-
-    return icon_fonts
-
-
 def test_icon_rules_read_class_icons_and_other_icons():
     """_ext/icon_fonts.py reads `.fa-NAME:before{content:"\\fXXX"}` as an icon a class names,
     and a private-use code point in any other rule (written escaped or as the character) as
     one the stylesheet shows by itself; ordinary escapes ("\\201C") are no icons."""
-    fonts = _icon_fonts()
+    fonts = icon_fonts
     css = ('.fa-bars:before,.fa-navicon:before{content:"\\f0c9"}.fa-github:before{content:"\\f09b"}'
            'html{--pst-icon-bell:"\uf0f3"}.q:before{content:"\\201C"}.x:after{content:"\\e163"}')
     icons, other = fonts._icon_rules(css)
@@ -553,7 +541,7 @@ def test_icon_rules_read_class_icons_and_other_icons():
 def test_icon_rules_of_icons_the_book_does_not_show_are_pruned():
     """_ext/icon_fonts.py drops a rule whose every selector is an icon outside the names the
     book writes, in @media blocks too, and keeps every other rule exactly as written."""
-    fonts = _icon_fonts()
+    fonts = icon_fonts
     css = ('@charset "UTF-8";.fa-bars:before,.fa-navicon:before{content:"\\f0c9"}'
            '.fa-github:before{content:"\\f09b"}.fa-500px:before{content:"\\f26e"}'
            '.fa-github,.x{color:red}@media (min-width:10px){.fa-zap:before{content:"\\e000"}'
@@ -608,18 +596,14 @@ def test_icon_fonts_keep_every_icon_the_pages_name(tmp_path):
 def test_search_index_cuts_korean_particles():
     """_ext/korean_search.py indexes a Korean word without the particle that follows it and
     keeps a compound the analyser splits whole; other words are Sphinx's English ones."""
-    path = ROOT / "_ext" / "korean_search.py"
-    spec = importlib.util.spec_from_file_location("korean_search", path)
-    ks = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(ks)
-    words = ks.korean_split("야코비안은 마스크가 기울기로 드롭아웃의 분산이 역전파를 "
+    words = korean_search.korean_split("야코비안은 마스크가 기울기로 드롭아웃의 분산이 역전파를 "
                             "엔트로피와 블록에서 softmax의 LayerNorm은 d_k가 dQ를 "
                             "행렬곱이다.")
     stems = ["야코비안", "마스크", "기울기", "드롭아웃", "분산", "역전파", "엔트로피", "블록",
              "softmax", "LayerNorm", "d_k", "dQ", "행렬곱"]
     assert [w for w in words if w in stems] == stems
     assert "야코비안은" in words  # the whole word too
-    lang = ks.SearchKorean({})
+    lang = korean_search.SearchKorean({})
     assert lang.stem("야코비안") == "야코비안" and lang.stem("attention") == "attent"
 
 

@@ -8,25 +8,15 @@ the build; a second build, or one that rewrote only some pages, joins the curren
 
 from __future__ import annotations
 
-import importlib.util
 import posixpath
 import re
 from pathlib import Path
 
+import css_bundle  # _ext/ is on the tests' path (pyproject.toml)
 import pytest
 
 ROOT = Path(__file__).resolve().parents[2]
 HTML = ROOT / "_build" / "html"
-
-
-def _module():
-    spec = importlib.util.spec_from_file_location("css_bundle", ROOT / "_ext" / "css_bundle.py")
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
-
-
-css_bundle = _module()
 
 
 def _page(links: str) -> str:
