@@ -201,7 +201,11 @@ def test_search_from_a_chapter_by_keyboard_on_a_phone(visit):
     with page.expect_navigation():
         page.keyboard.press("Enter")
     assert "search.html" in page.url and quote("야코비안은") in page.url
+    # Sphinx appends a result every 5 ms and fetches its sentence after; the summary's text is
+    # written once the last result is appended (until then every result shown may already have
+    # its sentence, with more to come)
     page.wait_for_function("() => document.querySelector('#search-results .search-summary')"
+                           "?.textContent.trim()"
                            " && !document.querySelector('#search-progress')?.textContent"
                            " && document.querySelectorAll('#search-results li').length"
                            " === document.querySelectorAll('#search-results li p.context')"
