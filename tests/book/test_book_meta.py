@@ -129,8 +129,6 @@ def _template_shape(text: str) -> str:
 
 @pytest.mark.parametrize("name", sorted(_THEME_COPIES))
 def test_template_copies_are_the_themes_but_for_their_words(name):
-    import importlib
-
     package, folder = _THEME_COPIES[name]
     theme = Path(importlib.import_module(package).__file__).parent / "theme" / folder
     theirs = (theme / name).read_text(encoding="utf-8")
@@ -485,7 +483,6 @@ def test_pages_without_sphinx_design_components_load_none_of_its_files():
     uses none of its components (classes ``sd-…``), and keeps them where one does."""
     from sphinx.builders.html._assets import _CascadingStyleSheet, _JavaScript
 
-
     def page(body):
         context = {"body": body,
                    "css_files": [_CascadingStyleSheet("_static/sphinx-design.min.css?v=1"),
@@ -530,10 +527,9 @@ def test_icon_rules_read_class_icons_and_other_icons():
     """_ext/icon_fonts.py reads `.fa-NAME:before{content:"\\fXXX"}` as an icon a class names,
     and a private-use code point in any other rule (written escaped or as the character) as
     one the stylesheet shows by itself; ordinary escapes ("\\201C") are no icons."""
-    fonts = icon_fonts
     css = ('.fa-bars:before,.fa-navicon:before{content:"\\f0c9"}.fa-github:before{content:"\\f09b"}'
            'html{--pst-icon-bell:"\uf0f3"}.q:before{content:"\\201C"}.x:after{content:"\\e163"}')
-    icons, other = fonts._icon_rules(css)
+    icons, other = icon_fonts._icon_rules(css)
     assert icons == {"bars": {0xF0C9}, "navicon": {0xF0C9}, "github": {0xF09B}}
     assert other == {0xF0F3, 0xE163}
 
@@ -541,16 +537,15 @@ def test_icon_rules_read_class_icons_and_other_icons():
 def test_icon_rules_of_icons_the_book_does_not_show_are_pruned():
     """_ext/icon_fonts.py drops a rule whose every selector is an icon outside the names the
     book writes, in @media blocks too, and keeps every other rule exactly as written."""
-    fonts = icon_fonts
     css = ('@charset "UTF-8";.fa-bars:before,.fa-navicon:before{content:"\\f0c9"}'
            '.fa-github:before{content:"\\f09b"}.fa-500px:before{content:"\\f26e"}'
            '.fa-github,.x{color:red}@media (min-width:10px){.fa-zap:before{content:"\\e000"}'
            '.y{color:blue}}.fa-rotate-90{transform:rotate(90deg)}')
-    got = fonts.prune_icon_rules(css, {"bars", "rotate-90"})
+    got = icon_fonts.prune_icon_rules(css, {"bars", "rotate-90"})
     assert got == ('@charset "UTF-8";.fa-bars:before,.fa-navicon:before{content:"\\f0c9"}'
                    '.fa-github,.x{color:red}@media (min-width:10px){.y{color:blue}}'
                    '.fa-rotate-90{transform:rotate(90deg)}')
-    assert fonts.prune_icon_rules(got, {"bars", "rotate-90"}) == got
+    assert icon_fonts.prune_icon_rules(got, {"bars", "rotate-90"}) == got
 
 
 @pytest.mark.built
@@ -597,8 +592,8 @@ def test_search_index_cuts_korean_particles():
     """_ext/korean_search.py indexes a Korean word without the particle that follows it and
     keeps a compound the analyser splits whole; other words are Sphinx's English ones."""
     words = korean_search.korean_split("야코비안은 마스크가 기울기로 드롭아웃의 분산이 역전파를 "
-                            "엔트로피와 블록에서 softmax의 LayerNorm은 d_k가 dQ를 "
-                            "행렬곱이다.")
+                                       "엔트로피와 블록에서 softmax의 LayerNorm은 d_k가 dQ를 "
+                                       "행렬곱이다.")
     stems = ["야코비안", "마스크", "기울기", "드롭아웃", "분산", "역전파", "엔트로피", "블록",
              "softmax", "LayerNorm", "d_k", "dQ", "행렬곱"]
     assert [w for w in words if w in stems] == stems
