@@ -445,8 +445,15 @@ def _set_theme(page, mode: str):
     page.evaluate("""(mode) => {
       document.documentElement.dataset.theme = mode;
       document.documentElement.dataset.mode = mode;
+      getComputedStyle(document.body).color;  // the switch starts its colour transitions now
     }""", mode)
-    page.wait_for_timeout(500)  # the theme's colour transitions (0.15 s) have ended
+    # The theme's colour transitions last 0.15 s of the page's clock; on a busy machine they
+    # can take longer than that in wall time (CI once failed on the search button's dark
+    # contrast after a fixed 500 ms wait; half-way, its colours lie between the two themes).
+    # Wait until none is left running, so that axe sees where they end.
+    page.wait_for_function("""() => document.getAnimations().every(
+      a => !(a instanceof CSSTransition) || a.playState !== 'running')""",
+                           polling="raf", timeout=15_000)
 
 
 # Every picture in the content says what it shows: an alt text of words, not a file path,
