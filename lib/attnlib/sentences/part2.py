@@ -17,9 +17,9 @@ SENTENCES = [
        "torch autograd 의 V.grad 와 P.grad(retain_grad) 가 PᵀG, GVᵀ 와 같고 shape 가 맞다"),
     _s("06_shapes/u_sign",
        "$U_{ij} > 0$ 이면 $P_{ij}$ 를 키울 때 손실이 커진다",
-       "라이브러리의 U 가 ∂L/∂P 를 따로 구한 값(L = ½‖PV − T‖², T = O − G: P 를 잎으로 둔 torch "
-       "autograd, P_ij 하나의 중심차분)과 같고, 모든 (i, j) 에서 P_ij 만 키우면 손실이 커지는 "
-       "자리가 U_ij > 0 인 자리와 같다 (부호가 둘 다 있는 12개 성분)"),
+       "라이브러리의 U 가 ∂L/∂P 를 따로 구한 값(L = ½‖PV − target‖², target = O − G: P 를 "
+       "잎으로 둔 torch autograd, P_ij 하나의 중심차분)과 같고, 모든 (i, j) 에서 P_ij 만 "
+       "키우면 손실이 커지는 자리가 U_ij > 0 인 자리와 같다 (부호가 둘 다 있는 12개 성분)"),
     _s("06_shapes/no_jacobian",
        r"$\partial L/\partial V$ 에는 softmax 의 야코비안이 들어 있지 않다",
        "P 만으로 만든 PᵀG 가 softmax 를 거친 autograd 의 ∂L/∂V 와 같다"),
@@ -280,8 +280,8 @@ SENTENCES = [
     # ----------------------------------------------------------------- 16_closing
     _s("16_closing/sdpa_grad",
        "`.grad` 는 배치·헤드 축과 인과 마스크가 붙어도 다섯 줄과 같다",
-       "B, H, n, m = 2, 4, 5, 6 과 인과 마스크에서 SDPA 의 Q, K, V .grad 가 attnlib.torch 의 다섯 "
-       "줄과 같다"),
+       "B, H, n, m = 2, 4, 5, 6 과 오른쪽 아래에 맞춘 인과 마스크(질의 i 가 키 0 … i + m − n "
+       "을 봄)에서 SDPA 의 Q, K, V .grad 가 attnlib.torch 의 다섯 줄과 같다"),
     _s("16_closing/ledger_second",
        "≠(글과 다름)로 올린 것은 없고, △(조건을 붙여야 맞음)로 올린 것이 둘이다",
        "장부의 목록 attnlib.claims 에 적은 상태로 센 두 번째 글 항목에서 erratum 0개, "
