@@ -623,12 +623,12 @@ def mixed_precision_error(dtype: str = "bfloat16", *, n: int = 32, m: int = 4096
     kernel does: S = Q Kᵀ and every product of two ``dtype`` numbers accumulated in float32, the
     statistics s_max, ℓ and acc in float32. Variants (keys of the result):
 
-    - ``fp32``: P̃ = e^{S − s_max} kept in float32 for P̃ V;
-    - ``p_rounded``: P̃ rounded to ``dtype`` before P̃ V (ℓ still sums the float32 P̃), as the
+    - ``fp32``: P̂ = e^{S − s_max} kept in float32 for P̂ V;
+    - ``p_rounded``: P̂ rounded to ``dtype`` before P̂ V (ℓ still sums the float32 P̂), as the
       kernels feed the tensor cores;
     - ``p_rounded_out``: that, and O stored in ``dtype``;
     - ``stats_low``: that, and the statistics s_max, ℓ and acc kept in ``dtype`` (the scores S
-      and the exponent still in float32, P̃ rounded as in ``p_rounded``): against
+      and the exponent still in float32, P̂ rounded as in ``p_rounded``): against
       ``p_rounded_out`` only the statistics' type differs;
     - ``ell_low``: like ``p_rounded_out`` but ℓ alone kept in ``dtype`` (its long sum over the
       key blocks in ``dtype``; s_max, acc in float32);
@@ -660,7 +660,7 @@ def mixed_precision_error(dtype: str = "bfloat16", *, n: int = 32, m: int = 4096
             S = (scale * (Qs @ Ks[j:j + block_k].T)).to(score_dtype)  # (n, b), fp32 accumulate
             s_new = torch.maximum(s_max, S.max(dim=-1).values.to(max_dtype))
             alpha = torch.exp(s_max - s_new)  # (n,)
-            E = torch.exp(S - s_new[:, None])  # P̃ (n, b), in the wider of the two types
+            E = torch.exp(S - s_new[:, None])  # P̂ (n, b), in the wider of the two types
             ell = (alpha.to(ell_dtype) * ell + E.sum(dim=-1).to(ell_dtype)).to(ell_dtype)
             # (n, b) @ (b, d), products exact and accumulated in float32
             Pv = E.to(p_dtype).to(torch.float32) @ Vs[j:j + block_k]
@@ -669,7 +669,7 @@ def mixed_precision_error(dtype: str = "bfloat16", *, n: int = 32, m: int = 4096
         return (acc.to(torch.float32) / ell.to(torch.float32)[:, None]).to(out_dtype)
 
     f32 = torch.float32
-    # (P̃ for P̃ V, scores, s_max, ℓ, acc, O)
+    # (P̂ for P̂ V, scores, s_max, ℓ, acc, O)
     variants = {"fp32": (f32, f32, f32, f32, f32, f32),
                 "p_rounded": (low, f32, f32, f32, f32, f32),
                 "p_rounded_out": (low, f32, f32, f32, f32, low),

@@ -27,7 +27,10 @@ and shrink b_q. :func:`io_bytes` uses each pass's own tiles.
 The square forward tile is this model's choice, not a property of blockwise attention: the forward's
 traffic depends on b_q only, so a tall tile (large b_q, b_k ≤ d, as FlashAttention's
 B_r × B_c mirrored) has no b² term and its traffic falls as 1/M, where the square tile's falls as
-1/√M (chapter 19 says so beside the numbers that follow from it).
+1/√M (chapter 19 says so beside the numbers that follow from it). Both functions take powers
+of two only, another choice of the model: other tiles fit too (an 8 × 48 backward tile fits
+M = 2¹⁴ with d = 64 and moves less than the standard backward, where the power-of-two 16 × 32
+moves more; chapter 19 prints both).
 """
 
 import math
