@@ -5,7 +5,8 @@ the chapter's words; the ledger's internal key (``09_masks/exp_minus10``) is for
 stays in the cell's code, the build's records and the ledger page's row anchors.  This test reads
 every stored plain-text output (streams and ``text/plain`` of rich outputs) and fails on a line
 that starts with a mark (after its indent) and shows a key of :mod:`attnlib.claims` or
-:mod:`attnlib.sentences`, or anything shaped like one (a chapter stem, a slash, a name).
+:mod:`attnlib.sentences`, or anything shaped like one (a chapter stem, a slash, a name), or a key's
+name alone where it has an underscore (「seed11_misses_cut 과 같은 검사」: review 3, F3).
 """
 
 from __future__ import annotations
@@ -22,6 +23,11 @@ from attnlib.sentences import SENTENCES
 KEYS = set(CLAIMS) | set(SENTENCES)
 STEMS = sorted({k.split("/", 1)[0] for k in KEYS}, key=len, reverse=True)
 KEY_SHAPED = re.compile(r"(?<![\w/])(?:" + "|".join(map(re.escape, STEMS)) + r")/[\w.]+")
+# a key's name without its chapter (``seed11_misses_cut``); one-word names (``P``, ``autograd``)
+# are ordinary words of a line, so only names with an underscore count
+NAMES = sorted({k.split("/", 1)[1] for k in KEYS if "_" in k.split("/", 1)[1]}, key=len,
+               reverse=True)
+NAME_ALONE = re.compile(r"(?<![\w/.])(?:" + "|".join(map(re.escape, NAMES)) + r")(?![\w(])")
 MARKS = "✔≈≠△✘"
 
 
@@ -30,7 +36,8 @@ def keyed_lines(nb) -> list[str]:
     found = []
     for i, text in plain_outputs(nb):
         for line in map(str.strip, text.splitlines()):
-            if line[:1] in MARKS and (KEY_SHAPED.search(line) or any(k in line for k in KEYS)):
+            if line[:1] in MARKS and (KEY_SHAPED.search(line) or NAME_ALONE.search(line)
+                                      or any(k in line for k in KEYS)):
                 found.append(f"cell {i}: {line}")
     return found
 
@@ -57,3 +64,6 @@ def test_the_check_fails_on_a_planted_key():
     assert keyed_lines(nbformat.v4.new_notebook(cells=[nbformat.v4.new_code_cell(
         outputs=[nbformat.v4.new_output("stream", name="stdout",
                                         text="표:\n  ✔ 15_verify/lse_P — 최대 차이\n")])]))
+    assert keyed_lines(nbformat.v4.new_notebook(cells=[nbformat.v4.new_code_cell(
+        outputs=[nbformat.v4.new_output("stream", name="stdout",
+                                        text="✔ 「문장」: seed11_misses_cut 과 같은 검사\n")])]))

@@ -184,13 +184,20 @@ class JacobianCurves(plots.View):
             _log_axis(ax, "x", base=2)
             ax.set_xlabel("배수 α (로그 축)")
             ax.spines[["top", "right"]].set_visible(False)
+            # a few points beside its line (x in data, y in axes fraction), α*'s label to the
+            # left and above the x axis, the marks' to the right (clear of the falling curve)
+            # on a white ground where the dotted 1/4 passes: no line strikes a label through
             if peak is not None:
                 ax.axvline(peak, color=plots.COLORS["accent"], ls="--", lw=1, gid="꼭대기 α*")
-                ax.text(peak, ax.get_ylim()[0], f"α* = {peak:.3f}", rotation=90, ha="right",
-                        va="bottom", fontsize=9, color=plots.COLORS["accent"])
+                ax.annotate(f"α* = {peak:.3f}", (peak, 0), xycoords=ax.get_xaxis_transform(),
+                            xytext=(-3, 4), textcoords="offset points", rotation=90,
+                            ha="right", va="bottom", fontsize=9, color=plots.COLORS["accent"])
             for a, label in marks:
                 ax.axvline(a, color=plots.COLORS["muted"], ls="--", lw=1, gid=label)
-                ax.text(a, ax.get_ylim()[1], label, rotation=90, ha="right", va="top", fontsize=9)
+                ax.annotate(label, (a, 1), xycoords=ax.get_xaxis_transform(), xytext=(3, -2),
+                            textcoords="offset points", rotation=90, ha="left", va="top",
+                            fontsize=9, bbox={"boxstyle": "square,pad=0.1", "fc": "white",
+                                              "ec": "none"})
         ax_j.set_xlim(alphas.min() / 1.15, alphas.max() * 1.15)  # room for the dot at either end
         self.dot_j, = self.track(ax_j.plot([], [], "o", color="black"))
         self.dot_h, = self.track(ax_h.plot([], [], "o", color="black"))
