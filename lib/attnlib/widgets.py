@@ -235,6 +235,7 @@ def explorer(
                     if key in o.get("metadata", {}):
                         fallback_metadata[key] = o["metadata"][key]
     start_text = ", ".join(f"{n} = {_label(v)}" for n, v in start.items())
-    fallback["text/plain"] = f"[탐색기: {start_text}. Jupyter 커널에서 실행하면 슬라이더가 움직입니다.]"
+    fallback["text/plain"] = (f"[탐색기: {start_text}. "
+                              "Jupyter 커널에서 실행하면 슬라이더가 움직입니다.]")
     return LiveExplorer([*controls, out], layout=box_layout, fallback=fallback, show=show,
                         fallback_metadata=fallback_metadata)
